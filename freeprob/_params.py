@@ -1,0 +1,115 @@
+r"""Parameter conversion and three-valued domain checks.
+
+Every law parameter is stored as an exact sympy expression.
+
+* int, :class:`fractions.Fraction`, python-flint ``fmpq``, sympy numbers and
+  expressions (symbols allowed) are taken as they are.
+* **Floats are converted to the exact rational they print as** (Python's shortest
+  round-trip ``repr``): ``0.1`` becomes ``1/10``, ``2.5`` becomes ``5/2``; sympy
+  ``Float`` atoms inside expressions are converted the same way, and so are mpmath
+  numbers (from their ``str``).  This is the documented choice of freeprob: no
+  binary-fraction surprises such as ``3602879701896397/36028797018963968``.  To get
+  an irrational constant, pass a sympy expression (``sympy.E - 1``).
+* Strings are accepted only as exact rational literals (``"1/3"``, ``"0.25"``);
+  they are never evaluated as code.
+
+Domain checks follow sympy's three-valued logic (``sympy/stats/rv.py``
+``_value_check``): a check raises only when the condition is *provably* false, so a
+plain ``Symbol('t')`` passes ``rate > 0`` and is recorded as a symbolic parameter.
+"""
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+import flint
+import mpmath
+import sympy as sp
+
+from .errors import FreeprobValueError
+
+__all__ = ["as_exact", "check"]
+
+
+def _float_to_rational(value) -> sp.Rational:
+    return sp.Rational(repr(float(value)))
+
+
+def as_exact(value, owner: str, name: str) -> sp.Expr:
+    """Convert ``value`` to an exact sympy expression (see the module docstring).
+
+    Raises
+    ------
+    FreeprobValueError
+        For booleans, non-finite floats, complex Python numbers, strings that are not
+        rational literals, and objects sympy cannot represent.
+    """
+    where = f"Parameter `{name}` of `{owner}`"
+    if isinstance(value, bool):
+        raise FreeprobValueError(f"{where} must be a number; got the boolean {value!r}")
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, flint.fmpq):
+        return sp.Rational(int(value.p), int(value.q))
+    if isinstance(value, flint.fmpz):
+        return sp.Integer(int(value))
+    if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
+        if not mpmath.isfinite(float(value)):
+            raise FreeprobValueError(f"{where} must be finite; got {value!r}")
+        return _float_to_rational(value)
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            raise FreeprobValueError(f"{where} must be finite; got {value!r}")
+        return sp.Rational(str(value))
+    if isinstance(value, complex | mpmath.mpc):
+        raise FreeprobValueError(f"{where} must be real; got {value!r}")
+    if isinstance(value, str):
+        try:
+            return sp.Rational(value.strip())
+        except (TypeError, ValueError) as exc:
+            raise FreeprobValueError(
+                f"{where}: strings must be exact rational literals such as '1/3'; got "
+                f"{value!r} (pass sympy objects for symbols and constants)"
+            ) from exc
+    if isinstance(value, sp.Basic):
+        expr = value
+        if expr.has(sp.Float):
+            expr = expr.xreplace({f: sp.Rational(str(f)) if f.is_finite else f
+                                  for f in expr.atoms(sp.Float)})
+        if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            raise FreeprobValueError(f"{where} must be finite; got {value!r}")
+        if not isinstance(expr, sp.Expr):
+            raise FreeprobValueError(f"{where} must be a number or sympy expression; got {value!r}")
+        return expr
+    raise FreeprobValueError(
+        f"{where} must be a number or sympy expression; got {type(value).__name__} {value!r}"
+    )
+
+
+_RULES = {
+    "positive": ("must be positive", lambda e: e.is_positive),
+    "nonnegative": ("must be non-negative", lambda e: e.is_nonnegative),
+    "nonzero": ("must be non-zero", lambda e: e.is_nonzero if e.is_real is not False else False),
+    "real": ("must be real", lambda e: e.is_real),
+}
+
+
+def check(expr: sp.Expr, rule: str, owner: str, name: str) -> sp.Expr:
+    """Raise if ``expr`` provably violates ``rule``; return it otherwise.
+
+    ``rule`` is one of ``positive``, ``nonnegative``, ``nonzero``, ``real``.  A
+    non-real value always fails.  Undecidable (symbolic) values pass.
+    """
+    text, predicate = _RULES[rule]
+    if expr.is_real is False:
+        raise FreeprobValueError(f"Parameter `{name}` of `{owner}` must be real; got {expr}")
+    if predicate(expr) is False:
+        raise FreeprobValueError(f"Parameter `{name}` of `{owner}` {text}; got {expr}")
+    return expr
+
+
+def is_true(relation) -> bool:
+    """True only when a sympy relation is provably true."""
+    return bool(relation == sp.true) if isinstance(relation, sp.logic.boolalg.Boolean) else bool(relation)
