@@ -7,7 +7,7 @@ Quick start::
     >>> fp.FreePoisson(t).moments(3)                     # Narayana polynomials
     (1, t, t**2 + t, t**3 + 3*t**2 + t)
     >>> fp.free_mul(fp.FreePoisson(1), fp.Semicircle(0, 1)).moments(4)
-    (1, 0, 1, 0, 3)
+    (1, 0, 1, 0, 4)
 
 Conventions: :mod:`freeprob.conventions`.  References: README, "References".
 """

@@ -244,6 +244,8 @@ class RationalRing(CoefficientRing):
             return self._list(self._series(a, n).inv(), n)
 
     def compose(self, f, g, n):
+        if all(v == 0 for v in g[:n]):
+            return ([f[0]] if f else [self.zero])[:n] + [self.zero] * (n - 1)
         with flint_context(n):
             return self._list(self._series(f, n)(self._series(g, n)), n)
 
@@ -461,6 +463,8 @@ class BallRing(CoefficientRing):
         return self._kernel(lambda x: x.inv(), a, n)
 
     def compose(self, f, g, n):
+        if all(v.is_zero() for v in g[:n]):
+            return ([f[0]] if f else [self.zero])[:n] + [self.zero] * (n - 1)
         return self._kernel(lambda x, y: x(y), f, g, n)
 
     def reversion(self, f, n):

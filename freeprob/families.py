@@ -252,6 +252,16 @@ class FreePoisson(Law):
     def _s_closed(self):
         return 1 / (self.jump * (u + self.rate))
 
+    def _s_formula(self, ring, order):
+        # S(u) = 1/(α(λ + u)) = (1/(αλ)) Σ_n (−u/λ)^n
+        lam, a = ring.convert(self.rate), ring.convert(self.jump)
+        c, q = ring.one / (a * lam), -(ring.one / lam)
+        out = []
+        for _ in range(order):
+            out.append(c)
+            c = c * q
+        return out
+
     def _cauchy_closed(self):
         lam, a = self.rate, self.jump
         # roots of a z G^2 - (z + a - a lam) G + 1 = 0, written for a principal branch

@@ -88,20 +88,15 @@ def _certified(balls, dps):
     tol = flint.arb(10) ** (-(dps + 3))
     scale = max([abs(b.mid()) for b in balls] + [flint.arb(1)])
     out = []
-    for b in balls:
-        if b.rad() == 0:
-            out.append(_ball_to_mpf(b))
-        elif b.contains(0):
-            if b.rad() <= tol * scale:
+    with mpmath.workdps(dps):
+        for b in balls:
+            if b.rad() == 0 or (not b.contains(0) and b.rad() <= tol * abs(b.mid())):
+                out.append(_ball_to_mpf(b))      # rounded once, to dps digits
+            elif b.contains(0) and b.rad() <= tol * scale:
                 out.append(mpmath.mpf(0))
             else:
                 return None
-        elif b.rad() <= tol * abs(b.mid()):
-            out.append(_ball_to_mpf(b))
-        else:
-            return None
-    with mpmath.workdps(dps):
-        return [+v for v in out]
+    return out
 
 
 class Law:
@@ -339,7 +334,24 @@ class Law:
             )
         return psi.reversion()
 
+    def _s_formula(self, ring, order):
+        """Optional hook: the S-transform coefficients ``[s_0, …, s_{order-1}]``."""
+        return None
+
     def _s(self, ring, order):
+        key = (ring, "S")
+        hit = self._cache.get(key)
+        if hit is not None and hit.order >= order:
+            return hit.truncate(order)
+        coeffs = self._s_formula(ring, order)
+        if coeffs is not None:
+            out = TruncatedSeries._raw(coeffs, order, ring)
+        else:
+            out = self._s_from_moments(ring, order)
+        self._cache[key] = out
+        return out
+
+    def _s_from_moments(self, ring, order):
         chi = self._chi(ring, order + 1)
         one_plus_u = TruncatedSeries._raw([ring.one, ring.one], order + 1, ring)
         return (chi.shift(-1) * one_plus_u).truncate(order)

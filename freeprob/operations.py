@@ -164,6 +164,12 @@ class FreeMul(Law):
         except NotImplementedError:
             return None
 
+    def _s_formula(self, ring, order):
+        a, b = self.left, self.right
+        if ring.is_zero(a._m(ring, 1)[1]) or ring.is_zero(b._m(ring, 1)[1]):
+            return None
+        return (a._s(ring, order) * b._s(ring, order))._c
+
     def _zero_mass(self):
         za, zb = self.left._zero_mass(), self.right._zero_mass()
         if za is None or zb is None:
@@ -349,6 +355,10 @@ class Dilate(Law):
             return self.law.s_transform() / self.c
         except NotImplementedError:
             return None
+
+    def _s_formula(self, ring, order):
+        inv_c = ring.one / ring.convert(self.c)
+        return [v * inv_c for v in self.law._s(ring, order)._c]
 
     def _cauchy_closed(self):
         try:

@@ -16,7 +16,7 @@ Examples
 >>> from freeprob.series import TruncatedSeries
 >>> f = TruncatedSeries([0, 1, 1], order=6)        # x + x^2 + O(x^6)
 >>> f.reversion()                                  # Catalan numbers with signs
-TruncatedSeries([0, 1, -1, 2, -5, 14], order=6, ring=QQ)
+x - x**2 + 2*x**3 - 5*x**4 + 14*x**5 + O(x**6)
 >>> (1 - TruncatedSeries([0, 1], order=5)).inverse().coefficients()
 (1, 1, 1, 1, 1)
 
@@ -150,10 +150,6 @@ class TruncatedSeries:
         return poly + sp.Order(v**self.order, v)
 
     def __repr__(self):
-        coeffs = ", ".join(str(c) for c in self.coefficients())
-        return f"TruncatedSeries([{coeffs}], order={self.order}, ring={self.ring!r})"
-
-    def __str__(self):
         return str(self.to_sympy())
 
     def __eq__(self, other):
