@@ -20,6 +20,7 @@ plain ``Symbol('t')`` passes ``rate > 0`` and is recorded as a symbolic paramete
 from __future__ import annotations
 
 import numbers
+import re
 from fractions import Fraction
 
 import flint
@@ -29,6 +30,10 @@ import sympy as sp
 from .errors import FreeprobValueError
 
 __all__ = ["as_exact", "check"]
+
+
+_RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
+_DECIMAL = re.compile(r"[+-]?(\d{1,4000}(\.\d{0,4000})?|\.\d{1,4000})([eE][+-]?\d{1,4})?")
 
 
 def _float_to_rational(value) -> sp.Rational:
@@ -58,6 +63,9 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
     if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
         if not mpmath.isfinite(float(value)):
             raise FreeprobValueError(f"{where} must be finite; got {value!r}")
+        text = str(value)   # e.g. numpy.float32(0.1) prints as 0.1
+        if _DECIMAL.fullmatch(text) and float(type(value)(text)) == float(value):
+            return sp.Rational(text)
         return _float_to_rational(value)
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
@@ -66,13 +74,17 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
     if isinstance(value, complex | mpmath.mpc):
         raise FreeprobValueError(f"{where} must be real; got {value!r}")
     if isinstance(value, str):
-        try:
-            return sp.Rational(value.strip())
-        except (TypeError, ValueError) as exc:
+        text = value.strip()
+        if not (_RATIONAL.fullmatch(text) or _DECIMAL.fullmatch(text)):
             raise FreeprobValueError(
-                f"{where}: strings must be exact rational literals such as '1/3'; got "
-                f"{value!r} (pass sympy objects for symbols and constants)"
-            ) from exc
+                f"{where}: strings must be exact rational literals such as '1/3' or '0.25' "
+                f"(exponent at most 4 digits); got {value!r} (pass sympy objects for symbols "
+                "and constants)"
+            )
+        try:
+            return sp.Rational(text)
+        except (TypeError, ValueError, ZeroDivisionError) as exc:
+            raise FreeprobValueError(f"{where}: {value!r} is not a valid rational number") from exc
     if isinstance(value, sp.Basic):
         expr = value
         if expr.has(sp.Float):

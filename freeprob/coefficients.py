@@ -46,6 +46,20 @@ from sympy.polys.constructor import construct_domain
 
 from .errors import FreeprobValueError, SeriesValuationError
 
+
+def _sympify(value):
+    """sympify that never parses strings (no code is evaluated)."""
+    if isinstance(value, str | bytes):
+        raise FreeprobValueError(
+            f"strings are not accepted as coefficients ({value!r}); pass numbers or sympy "
+            "expressions"
+        )
+    try:
+        return sp.sympify(value, strict=True)
+    except sp.SympifyError as exc:
+        raise FreeprobValueError(f"cannot use {value!r} as an exact number or expression") from exc
+
+
 __all__ = [
     "CoefficientRing",
     "RationalRing",
@@ -217,7 +231,7 @@ class RationalRing(CoefficientRing):
             return flint.fmpq(value)
         if isinstance(value, Fraction):
             return flint.fmpq(value.numerator, value.denominator)
-        v = sp.sympify(value)
+        v = _sympify(value)
         if v.is_Rational:
             return flint.fmpq(int(v.p), int(v.q))
         raise FreeprobValueError(f"QQ: {value!r} is not an exact rational number")
@@ -278,16 +292,18 @@ class SymbolicRing(CoefficientRing):
         The coefficient domain; it is replaced by its field of fractions.
     """
 
-    def __init__(self, domain):
+    def __init__(self, domain, replacements=None):
         if not domain.is_Field:
             domain = domain.get_field()
         self.domain = domain
         self.zero = domain.zero
         self.one = domain.one
+        self._forward = dict(replacements or {})
+        self._backward = {v: k for k, v in self._forward.items()}
 
     @property
     def key(self):
-        return str(self.domain)
+        return (str(self.domain), tuple(sorted(map(str, self._forward))))
 
     def __repr__(self):
         return f"SymbolicRing({self.domain})"
@@ -295,7 +311,7 @@ class SymbolicRing(CoefficientRing):
     @classmethod
     def for_expressions(cls, exprs):
         """The smallest sympy field containing every expression of ``exprs``."""
-        exprs = [sp.sympify(e) for e in exprs] or [sp.Integer(0)]
+        exprs = [_sympify(e) for e in exprs] or [sp.Integer(0)]
         K, _ = construct_domain(exprs, field=True)
         return cls(K)
 
@@ -310,7 +326,7 @@ class SymbolicRing(CoefficientRing):
         except TypeError:
             pass
         try:
-            return self.domain.from_sympy(sp.sympify(value))
+            return self.domain.from_sympy(_sympify(value).xreplace(self._forward))
         except (sp.CoercionFailed, TypeError, ValueError) as exc:
             raise FreeprobValueError(
                 f"{self.domain}: cannot represent {value!r} in this coefficient domain"
@@ -320,7 +336,8 @@ class SymbolicRing(CoefficientRing):
         return self.domain.is_zero(a)
 
     def to_sympy(self, a):
-        return self.domain.to_sympy(a)
+        out = self.domain.to_sympy(a)
+        return out.xreplace(self._backward) if self._backward else out
 
 
 class MPRing(CoefficientRing):
@@ -353,7 +370,7 @@ class MPRing(CoefficientRing):
                 return mpmath.mpf(int(value.p)) / int(value.q)
             if isinstance(value, Fraction):
                 return mpmath.mpf(value.numerator) / value.denominator
-            v = sp.sympify(value)
+            v = _sympify(value)
             if v.free_symbols:
                 raise FreeprobValueError(
                     f"MPRing: {value!r} has free symbols {sorted(map(str, v.free_symbols))}; "
@@ -418,7 +435,7 @@ class BallRing(CoefficientRing):
                 return flint.arb(value)
             if isinstance(value, Fraction):
                 return flint.arb(flint.fmpq(value.numerator, value.denominator))
-            v = sp.sympify(value)
+            v = _sympify(value)
             if v.is_Rational:
                 return flint.arb(flint.fmpq(int(v.p), int(v.q)))
             if v.free_symbols:
@@ -480,11 +497,29 @@ class BallRing(CoefficientRing):
 def exact_ring_for(exprs) -> CoefficientRing:
     """Choose the exact ring for a set of parameter expressions.
 
-    All rational → :data:`QQ` (FLINT fast path); otherwise the smallest sympy field
-    containing them (:class:`SymbolicRing`).
+    * All rational → :data:`QQ` (FLINT fast path).
+    * Algebraic numbers only → the algebraic number field, e.g. ``QQ<sqrt(2)>``.
+    * Symbols and transcendental constants → the rational function field over them,
+      e.g. ``ZZ(t, E)`` (constants such as E, π, exp(1/4) act as generators).
+    * Both mixed (where sympy would fall back to its slow ``EX`` domain) → every
+      irrational algebraic number (``sqrt(2)``, ``3**(1/3)``) also becomes a generator
+      of a rational function field over QQ, and is substituted back on output.  The
+      algebraic relations (``sqrt(2)**2 = 2``) are then applied by sympy when the result
+      is converted back; all values stay exact.
     """
-    exprs = [sp.sympify(e) for e in exprs]
+    exprs = [_sympify(e) for e in exprs]
     if all(e.is_Rational for e in exprs):
         return QQ
-    return SymbolicRing.for_expressions(exprs)
-
+    K, _ = construct_domain(exprs, field=True, extension=True)
+    if not K.is_EX:
+        return SymbolicRing(K)
+    algebraic = set()
+    for e in exprs:
+        for a in e.atoms(sp.Pow):
+            if a.is_number and a.exp.is_Rational and a.base.is_Rational:
+                algebraic.add(a)
+    forward = {a: sp.Dummy(f"alg{i}") for i, a in
+               enumerate(sorted(algebraic, key=sp.default_sort_key))}
+    replaced = [e.xreplace(forward) for e in exprs]
+    K, _ = construct_domain(replaced, field=True)
+    return SymbolicRing(K, replacements=forward)

@@ -105,14 +105,19 @@ def moments_from_classical_cumulants(ring: CoefficientRing, c: list) -> list:
 
 # -- public functions on plain sequences -----------------------------------------
 def _prepare(seq, who, first, first_name):
+    if isinstance(seq, str | bytes):
+        raise FreeprobValueError(f"{who}: expected a sequence of numbers indexed by order; got the string {seq!r}")
     try:
         seq = list(seq)
     except TypeError as exc:
         raise FreeprobValueError(f"{who}: expected a sequence indexed by order; got {seq!r}") from exc
     if not seq:
         raise FreeprobValueError(f"{who}: the sequence is empty; it must start with {first_name}")
-    ring = _infer_ring(seq)
-    vals = [ring.convert(v) for v in seq]
+    try:
+        ring = _infer_ring(seq)
+        vals = [ring.convert(v) for v in seq]
+    except FreeprobValueError as exc:
+        raise FreeprobValueError(f"{who}: {exc}") from exc
     if not ring.is_zero(vals[0] - ring.convert(first)):
         raise FreeprobValueError(
             f"{who}: entry 0 must be {first_name} = {first} (sequences are indexed by "

@@ -142,8 +142,16 @@ def Dirac(point=0) -> Atomic:  # noqa: N802 - a family constructor
 
 
 def Bernoulli(p=sp.Rational(1, 2), low=-1, high=1) -> Atomic:  # noqa: N802
-    r"""The two-point law ``(1 − p) δ_low + p δ_high`` (default: symmetric ±1)."""
-    p = as_exact(p, "Bernoulli", "p")
+    r"""The two-point law ``(1 − p) δ_low + p δ_high`` (default: symmetric ±1).
+
+    Raises
+    ------
+    FreeprobValueError
+        If ``p`` is provably outside [0, 1] (the message names ``p``).
+    """
+    p = check(as_exact(p, "Bernoulli", "p"), "nonnegative", "Bernoulli", "p")
+    if (1 - p).is_negative:
+        raise FreeprobValueError(f"Parameter `p` of `Bernoulli` must be at most 1; got {p}")
     return Atomic((low, high), (1 - p, p))
 
 

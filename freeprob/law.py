@@ -479,8 +479,9 @@ class Law:
     def __sub__(self, other):
         if isinstance(other, Law):
             raise TypeError("law - law is not defined; use freeprob.free_add and freeprob.dilate")
+        from ._params import as_exact
         from .operations import shift
-        return shift(self, -sp.sympify(other) if not isinstance(other, float) else -other)
+        return shift(self, -as_exact(other, "shift", "a"))
 
     def __mul__(self, other):
         if isinstance(other, Law):

@@ -121,7 +121,11 @@ class FreeMul(Law):
         _law(self.left, "free_mul", "left")
         _law(self.right, "free_mul", "right")
         means = [self.left._mean_exact(), self.right._mean_exact()]
-        if all(sp.simplify(m).is_zero for m in means):
+        zero = [bool(sp.simplify(m).is_zero) for m in means]
+        # the route (S-transform or interpolation) is chosen from the exact means, never
+        # from a numeric zero test of a ball or float
+        object.__setattr__(self, "_zero_mean", tuple(zero))
+        if all(zero):
             raise FreeprobValueError(
                 "free_mul: both laws have zero mean; the free multiplicative convolution "
                 "(S-transform route, [NS06] Lecture 18) needs at least one factor with "
@@ -138,10 +142,9 @@ class FreeMul(Law):
 
     def _moment_formula(self, ring, k):
         a, b = self.left, self.right
-        ma, mb = a._m(ring, 1)[1], b._m(ring, 1)[1]
-        if not ring.is_zero(ma) and not ring.is_zero(mb):
+        if not any(self._zero_mean):
             return _s_route_moments(ring, a, b, k)
-        if ring.is_zero(ma):
+        if self._zero_mean[0]:
             a, b = b, a
         # b has zero mean: m_n(a ⊠ (b + ε)) is a polynomial of degree <= n in ε;
         # evaluate at ε = 1..k+1 by the S-route and interpolate at ε = 0.
@@ -165,10 +168,9 @@ class FreeMul(Law):
             return None
 
     def _s_formula(self, ring, order):
-        a, b = self.left, self.right
-        if ring.is_zero(a._m(ring, 1)[1]) or ring.is_zero(b._m(ring, 1)[1]):
+        if any(self._zero_mean):
             return None
-        return (a._s(ring, order) * b._s(ring, order))._c
+        return (self.left._s(ring, order) * self.right._s(ring, order))._c
 
     def _zero_mass(self):
         za, zb = self.left._zero_mass(), self.right._zero_mass()

@@ -34,7 +34,7 @@ import flint
 import mpmath
 import sympy as sp
 
-from .coefficients import QQ, CoefficientRing, MPRing, SymbolicRing
+from .coefficients import QQ, CoefficientRing, MPRing, SymbolicRing, _sympify
 from .errors import FreeprobValueError, SeriesValuationError
 
 __all__ = ["TruncatedSeries"]
@@ -53,7 +53,7 @@ def _infer_ring(values) -> CoefficientRing:
                 f"TruncatedSeries: float coefficient {v!r}; pass an exact number "
                 "(e.g. sympy.Rational) or an mpmath mpf for numeric series"
             )
-        exprs.append(sp.sympify(v))
+        exprs.append(_sympify(v))
     if all(e.is_Rational for e in exprs):
         return QQ
     return SymbolicRing.for_expressions(exprs)
@@ -95,9 +95,12 @@ class TruncatedSeries:
     def __init__(self, coefficients, order=None, ring=None, var=None):
         coefficients = list(coefficients)
         order = len(coefficients) if order is None else _check_order(order)
-        if ring is None:
-            ring = _infer_ring(coefficients[:order])
-        c = [ring.convert(v) for v in coefficients[:order]]
+        try:
+            if ring is None:
+                ring = _infer_ring(coefficients[:order])
+            c = [ring.convert(v) for v in coefficients[:order]]
+        except FreeprobValueError as exc:
+            raise FreeprobValueError(f"TruncatedSeries: {exc}") from exc
         c += [ring.zero] * (order - len(c))
         self._c = c
         self.order = order
