@@ -67,24 +67,21 @@ def table(law_name: str, order: int, dps: int | None, out=sys.stdout) -> None:
         print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
 
 
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {v}")
-    return v
+def _int_at_least(minimum, what):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {what} integer; got {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"expected a {what} integer; got {v}")
+        return v
+
+    return parse
 
 
-def _order(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {v}")
-    return v
+_positive_int = _int_at_least(1, "positive")
+_order = _int_at_least(0, "non-negative")
 
 
 def build_parser() -> argparse.ArgumentParser:

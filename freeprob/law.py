@@ -417,6 +417,25 @@ class Law:
         return self._series(lambda r: self._kappa(r, max(order - 1, 0))[:order], order, dps,
                             "cumulant_series", _w)
 
+    # -- algebraic equation --------------------------------------------------------------
+    def cauchy_equation(self):
+        r"""The irreducible algebraic Cauchy equation ``P(G, z)`` with ``P(G(z), z) = 0``.
+
+        A sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or symbolic
+        coefficients, derived by the polynomial method ([RE08]; see
+        :mod:`freeprob.algebraic`).
+
+        Raises
+        ------
+        NotAvailable
+            If the law has no algebraic equation the library can derive.
+        """
+        hit = self._cache.get("cauchy_equation")
+        if hit is None:
+            from .algebraic import cauchy_equation
+            hit = self._cache["cauchy_equation"] = cauchy_equation(self)
+        return hit
+
     # -- closed forms -----------------------------------------------------------------
     def r_transform(self):
         r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.symbols.w`).

@@ -1,0 +1,329 @@
+r"""Exact algebraic Cauchy equations ``P(G, z) = 0`` of laws (the polynomial method).
+
+Every algebraic law of freeprob has a bivariate polynomial ``P`` with exact or
+symbolic coefficients such that its Cauchy transform satisfies ``P(G(z), z) = 0``.
+The families give theirs in closed form; operations transform or eliminate them by
+resultants, following Rao & Edelman's polynomial method ([RE08]_):
+
+=============================  ==========================================================
+law                            equation
+=============================  ==========================================================
+``Atomic``                     ``Π(z − x_i) G − Σ_i w_i Π_{j≠i}(z − x_j)``
+``Semicircle(a, σ²)``          ``σ² G² − (z − a) G + 1``
+``FreePoisson(λ, α)``          ``α z G² + (αλ − α − z) G + 1``
+compound free Poisson π(ν,t)   from ``R(w) = (t/w)(G_ν(1/w)/w − 1)``
+``free_add`` (⊞)               ``R``-polynomials: ``Res_Y(Q_a(Y, w), Q_b(R − Y, w))``
+``free_mul`` (⊠)               ``S``-polynomials: ``Res_Y(L_a(Y, u), Y^d L_b(S/Y, u))``;
+                               a zero-mean factor ``b`` through ``b + ε`` and ``ε → 0``
+``free_power``                 ``Q(R/t, w)``
+``shift``, ``dilate``          ``P(G, z − a)``; ``P(cG, z/c)``
+``mixture``                    ``G = Σ w_i G_i`` eliminated by resultants
+``rectangular_companion``      ``G' = c G + (1 − c)/z``
+``pushforward`` by ``p``       ``G_p(ζ) = Σ_{p(r)=ζ} G(r)/p′(r)``, roots eliminated by the
+                               tower of divided differences of ``p`` (degree ≤ 2)
+=============================  ==========================================================
+
+The conversions between the G-, R- and S-polynomials use ``z = R(G) + 1/G`` and
+``G = u S(u)`` with ``u = zG − 1`` (theory.md §1; [MS17] §2.4–2.6).
+
+The result is made irreducible: :func:`cauchy_equation` factors the eliminant and keeps
+the unique irreducible factor that the Cauchy series ``Σ m_n z^{−n−1}`` satisfies
+(checked exactly on enough terms to exclude every other factor).
+
+References
+----------
+.. [RE08] N. R. Rao, A. Edelman, The polynomial method for random matrices, Found.
+   Comput. Math. 8 (2008) 649–702.
+"""
+from __future__ import annotations
+
+from functools import singledispatch
+
+import sympy as sp
+
+from .errors import NotAvailable
+from .families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
+from .law import Law
+from .operations import (
+    Dilate,
+    FreeAdd,
+    FreeMul,
+    FreePower,
+    Mixture,
+    Pushforward,
+    RectangularCompanion,
+    Shift,
+    shift,
+)
+from .series import TruncatedSeries
+from .symbols import G, w, z
+
+__all__ = ["cauchy_equation", "raw_cauchy_equation", "r_equation", "s_equation"]
+
+_Y = sp.Dummy("Y")
+_R = sp.Dummy("R")
+_S = sp.Dummy("S")
+_U = sp.Dummy("u")
+_EPS = sp.Dummy("epsilon")
+
+
+def _numer(expr, *gens):
+    """The numerator of a rational expression as a Poly in ``gens`` (content removed)."""
+    num, _ = sp.fraction(sp.together(expr))
+    poly = sp.Poly(sp.expand(num), *gens)
+    if poly.is_zero:
+        raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
+    return poly.primitive()[1]
+
+
+def _expr(poly):
+    return poly.as_expr()
+
+
+# -- conversions between G-, R- and S-equations ------------------------------------------
+def g_to_r(P):
+    """``Q(R, w)`` with ``Q(R(w), w) = 0`` from ``P(G, z)``: substitute ``G = w``, ``z = R + 1/w``."""
+    return _numer(_expr(P).subs({G: w, z: _R + 1 / w}, simultaneous=True), _R, w)
+
+
+def r_to_g(Q):
+    """``P(G, z)`` from ``Q(R, w)``: ``w = G``, ``R = z − 1/G``."""
+    return _numer(_expr(Q).subs({w: G, _R: z - 1 / G}, simultaneous=True), G, z)
+
+
+def g_to_s(P):
+    """``L(S, u)`` with ``L(S(u), u) = 0``: ``G = uS``, ``z = (1 + u)/(uS)`` (needs m_1 ≠ 0)."""
+    return _numer(_expr(P).subs({G: _U * _S, z: (1 + _U) / (_U * _S)}, simultaneous=True), _S, _U)
+
+
+def s_to_g(L):
+    """``P(G, z)`` from ``L(S, u)``: ``u = zG − 1``, ``S = G/u``."""
+    return _numer(_expr(L).subs({_S: G / (z * G - 1), _U: z * G - 1}, simultaneous=True), G, z)
+
+
+def _resultant(p, q, var, gens):
+    res = sp.resultant(sp.Poly(p, var, *gens), sp.Poly(q, var, *gens), var)
+    return _numer(res.as_expr() if isinstance(res, sp.Poly) else res, *gens)
+
+
+# -- per-law (possibly reducible) equations ----------------------------------------------
+@singledispatch
+def raw_cauchy_equation(law) -> sp.Poly:
+    """A polynomial ``P(G, z)`` (possibly reducible) with ``P(G(z), z) = 0`` for ``law``."""
+    raise NotAvailable(
+        f"{type(law).__name__}: no algebraic Cauchy equation is known for this law "
+        "(it is not built from algebraic laws by the supported operations)"
+    )
+
+
+@raw_cauchy_equation.register
+def _(law: Atomic):
+    merged = {}
+    for x, wt in zip(law.points, law.weights):
+        for key in merged:
+            if sp.simplify(key - x) == 0:
+                merged[key] += wt
+                break
+        else:
+            merged[x] = wt
+    merged = {x: wt for x, wt in merged.items() if sp.simplify(wt) != 0}
+    pts = list(merged)
+    den = sp.Mul(*[z - x for x in pts])
+    num = sp.Add(*[merged[x] * sp.Mul(*[z - y for y in pts if y is not x]) for x in pts])
+    return _numer(den * G - num, G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: Semicircle):
+    return _numer(law.variance * G**2 - (z - law.mean) * G + 1, G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: FreePoisson):
+    lam, a = law.rate, law.jump
+    return _numer(a * z * G**2 + (a * lam - a - z) * G + 1, G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: CompoundFreePoisson):
+    t = law.rate
+    Pnu = raw_cauchy_equation(law.jump_law)
+    # R(w) = (t/w)(G_ν(1/w)/w − 1)  ⇔  G_ν(1/w) = w + w² R / t
+    Q = _numer(_expr(Pnu).subs({G: w + w**2 * _R / t, z: 1 / w}, simultaneous=True), _R, w)
+    return r_to_g(Q)
+
+
+def r_equation(law) -> sp.Poly:
+    """``Q(R, w)`` satisfied by the R-transform of ``law``."""
+    return g_to_r(raw_cauchy_equation(law))
+
+
+def s_equation(law) -> sp.Poly:
+    """``L(S, u)`` satisfied by the S-transform of ``law`` (needs a non-zero mean)."""
+    return g_to_s(raw_cauchy_equation(law))
+
+
+@raw_cauchy_equation.register
+def _(law: FreeAdd):
+    Q = r_equation(law.laws[0])
+    for other in law.laws[1:]:
+        Qb = r_equation(other)
+        Q = _resultant(_expr(Q).subs(_R, _Y), _expr(Qb).subs(_R, _R - _Y), _Y, (_R, w))
+    return r_to_g(Q)
+
+
+@raw_cauchy_equation.register
+def _(law: FreeMul):
+    if any(law._zero_mean):
+        # a ⊠ (b + ε) has an equation polynomial in ε; at ε = 0 it holds for a ⊠ b
+        a, b = (law.left, law.right) if law._zero_mean[1] else (law.right, law.left)
+        P = raw_cauchy_equation(FreeMul(a, shift(b, _EPS)))
+        P3 = sp.Poly(_expr(P), G, z, _EPS)
+        while all(m[2] > 0 for m in P3.monoms()):
+            P3 = sp.Poly(sp.expand(_expr(P3) / _EPS), G, z, _EPS)
+        return _numer(_expr(P3).subs(_EPS, 0), G, z)
+    La, Lb = s_equation(law.left), s_equation(law.right)
+    d = sp.degree(Lb, _S)
+    Lb_sub = sp.expand(_expr(Lb).subs(_S, _S / _Y) * _Y**d)
+    L = _resultant(_expr(La).subs(_S, _Y), Lb_sub, _Y, (_S, _U))
+    return s_to_g(L)
+
+
+@raw_cauchy_equation.register
+def _(law: FreePower):
+    Q = r_equation(law.law)
+    return r_to_g(_numer(_expr(Q).subs(_R, _R / law.t), _R, w))
+
+
+@raw_cauchy_equation.register
+def _(law: Shift):
+    P = raw_cauchy_equation(law.law)
+    return _numer(_expr(P).subs(z, z - law.a), G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: Dilate):
+    P = raw_cauchy_equation(law.law)
+    c = law.c
+    return _numer(_expr(P).subs({G: c * G, z: z / c}, simultaneous=True), G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: Mixture):
+    pairs = [(wt, law_i) for wt, law_i in zip(law.weights, law.laws) if sp.simplify(wt) != 0]
+    wt0, law0 = pairs[0]
+    # H = w_0 G_0: P_0(H / w_0, z)
+    P = _numer(_expr(raw_cauchy_equation(law0)).subs(G, G / wt0), G, z)
+    for wt, law_i in pairs[1:]:
+        Pi = raw_cauchy_equation(law_i)
+        # H_new = H_old + wt * Y with P_i(Y, z) = 0
+        P = _resultant(_expr(P).subs(G, G - wt * _Y), _expr(Pi).subs(G, _Y), _Y, (G, z))
+    return P
+
+
+@raw_cauchy_equation.register
+def _(law: RectangularCompanion):
+    P = raw_cauchy_equation(law.law)
+    c = law.ratio
+    return _numer(_expr(P).subs(G, (G - (1 - c) / z) / c), G, z)
+
+
+@raw_cauchy_equation.register
+def _(law: Pushforward):
+    # G_p(ζ) = Σ_{i=1}^{d} G(r_i)/p'(r_i) over the roots r_i of p(r) = ζ.  The roots are
+    # generated by the tower q_1 = p(r_1) − ζ, q_{k+1} = divided difference of q_k in its
+    # last variable; y_i = G(r_i)/p'(r_i) satisfy F(y_i, r_i) = P(y_i p'(r_i), r_i) = 0.
+    coeffs = law.coefficients
+    d = len(coeffs) - 1
+    if d > 2:
+        raise NotAvailable(
+            f"pushforward: the Cauchy equation is derived for polynomials of degree <= 2; "
+            f"got degree {d} (the elimination tower grows as (deg G)^d; moments, cumulants "
+            "and transforms of this law are available)"
+        )
+    P = raw_cauchy_equation(law.law)
+    r = sp.symbols(f"r1:{d + 1}", cls=sp.Dummy)
+    y = sp.symbols(f"y1:{d + 1}", cls=sp.Dummy)
+    tvar = sp.Dummy("t")
+    p = sp.Add(*[c * tvar**i for i, c in enumerate(coeffs)])
+    dp = sp.diff(p, tvar)
+    # Σ y_i = G: eliminate y_1 .. y_d
+    total = G - sp.Add(*y[1:])
+    expr = sp.expand(sp.fraction(sp.together(
+        _expr(P).subs({G: total * dp.subs(tvar, r[0]), z: r[0]}, simultaneous=True)))[0])
+    for i in range(1, d):
+        Fi = sp.fraction(sp.together(_expr(P).subs({G: y[i] * dp.subs(tvar, r[i]), z: r[i]},
+                                                    simultaneous=True)))[0]
+        expr = sp.resultant(sp.expand(expr), sp.expand(Fi), y[i])
+    # eliminate r_d .. r_1 with the divided-difference tower
+    tower = [sp.expand(p.subs(tvar, r[0]) - z)]
+    for k in range(1, d):
+        prev = tower[-1]
+        # divided difference in the last root variable: (q(.., r_k) - q(.., r_{k+1}))/(r_k - r_{k+1})
+        nxt = sp.cancel((prev - prev.subs(r[k - 1], r[k])) / (r[k - 1] - r[k]))
+        tower.append(sp.expand(nxt))
+    for k in reversed(range(d)):
+        expr = sp.resultant(sp.expand(expr), tower[k], r[k])
+    return _numer(expr, G, z)
+
+
+# -- irreducible equation ---------------------------------------------------------------
+def _series_residual_is_zero(F, law, order):
+    """True if ``F(G(z), z) = 0`` to ``order`` terms of the Cauchy series at infinity."""
+    ring = law._exact_ring()
+    Gs = law.cauchy_series(order + 1)
+    Gs = TruncatedSeries._raw(Gs._c, order + 1, Gs.ring)
+    dz = sp.degree(F, z)
+    total = TruncatedSeries._raw([ring.zero], order + 1, ring)
+    powers = [TruncatedSeries._raw([ring.one], order + 1, ring)]
+    for i in range(1, sp.degree(F, G) + 1):
+        powers.append(powers[-1] * Gs)
+    for (i, j), c in F.terms():
+        # c G^i z^j · ζ^{dz}  =  c G^i ζ^{dz − j}
+        term = powers[i].shift(dz - j) * ring.convert(c)
+        total = total + term.truncate(min(term.order, order + 1))
+    return all(ring.is_zero(v) for v in total._c[:order])
+
+
+def cauchy_equation(law: Law) -> sp.Poly:
+    r"""The irreducible algebraic Cauchy equation ``P(G, z)`` of ``law``.
+
+    ``P`` is a sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or
+    symbolic coefficients, irreducible over its coefficient domain, with
+    ``P(G(z), z) = 0`` for ``G(z) = ∫ dμ(x)/(z − x)``.
+
+    Raises
+    ------
+    NotAvailable
+        If the law has no algebraic equation the library can derive (the message
+        says which component is the obstacle).
+
+    Notes
+    -----
+    The eliminant is factored and the factor that the Cauchy series satisfies is
+    kept; the series check uses ``2 deg_G(P) deg_z(P) + 10`` exact terms, more than the
+    order to which a wrong factor could vanish (a resultant-degree bound).
+    """
+    P = raw_cauchy_equation(law)
+    _, factors = sp.factor_list(P)
+    candidates = [f for f, _ in factors if sp.degree(f, G) >= 1]
+    if len(candidates) == 1:
+        return _normalize(candidates[0])
+    order = 2 * sp.degree(P, G) * max(sp.degree(P, z), 1) + 10
+    for f in sorted(candidates, key=lambda f: (sp.degree(f, G), sp.degree(f, z))):
+        if _series_residual_is_zero(f, law, order):
+            return _normalize(f)
+    raise NotAvailable(  # pragma: no cover - would be a bug in an elimination rule
+        f"{type(law).__name__}: no factor of the eliminant is satisfied by the Cauchy series"
+    )
+
+
+def _normalize(f):
+    f = sp.Poly(f, G, z)
+    lc = f.LC()
+    try:
+        if sp.sympify(lc).could_extract_minus_sign():
+            f = -f
+    except AttributeError:  # pragma: no cover
+        pass
+    return f
