@@ -41,7 +41,7 @@ from functools import singledispatch
 
 import sympy as sp
 
-from .errors import NotAvailable
+from .errors import FreeprobValueError, NotAvailable
 from .families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
 from .law import Law
 from .operations import (
@@ -310,7 +310,25 @@ def cauchy_equation(law: Law) -> sp.Poly:
     if len(candidates) == 1:
         return _normalize(candidates[0])
     order = 2 * sp.degree(P, G) * max(sp.degree(P, z), 1) + 10
-    for f in sorted(candidates, key=lambda f: (sp.degree(f, G), sp.degree(f, z))):
+    candidates.sort(key=lambda f: (sp.degree(f, G), sp.degree(f, z)))
+    symbols = sorted(law.free_symbols, key=sp.default_sort_key)
+    if symbols:
+        # Screening at a generic rational point: the true factor vanishes on the Cauchy
+        # series for every parameter value, so if exactly one factor survives at the
+        # point, it is the true one (exact, fast FLINT arithmetic).
+        point = {s: sp.Rational(p, q) for s, (p, q) in
+                 zip(symbols, [(7, 3), (11, 5), (13, 7), (17, 4), (19, 6), (23, 9), (29, 8)] * 4)}
+        try:
+            special = law.subs(point)
+        except FreeprobValueError:
+            special = None
+        if special is not None:
+            survivors = [f for f in candidates
+                         if _series_residual_is_zero(sp.Poly(f.as_expr().subs(point), G, z),
+                                                     special, order)]
+            if len(survivors) == 1:
+                return _normalize(survivors[0])
+    for f in candidates:
         if _series_residual_is_zero(f, law, order):
             return _normalize(f)
     raise NotAvailable(  # pragma: no cover - would be a bug in an elimination rule

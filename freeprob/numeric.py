@@ -284,64 +284,85 @@ class _Kernel:
 # ---------------------------------------------------------------------------------------
 # fixed-point Newton polishing (Python integers, shared exponent)
 # ---------------------------------------------------------------------------------------
-def _fx(t, shift):
-    sign, man, exp, _ = t
-    if not man:
-        return 0
-    s = exp + shift
-    v = man << s if s >= 0 else man >> -s
-    return -v if sign else v
+def _shift(v, s):
+    return v << s if s >= 0 else v >> -s
 
 
-def _mag(t):
-    return t[2] + t[3] if t[1] else None
+def _bitlen(v):
+    return v.bit_length() if v >= 0 else (-v).bit_length()
 
 
-def _float_tuple(v):
-    return libmp.from_float(float(v))
+def _scaled_pair(tr, ti):
+    """mpf tuples ``(re, im)`` -> ``(re, im, exp)`` integers, value ``(re + i·im)·2^exp``."""
+    sr, mr, er, _ = tr
+    si, mi, ei, _ = ti
+    mr = -mr if sr else mr
+    mi = -mi if si else mi
+    if not mr:
+        return (0, mi, ei if mi else 0)
+    if not mi:
+        return (mr, 0, er)
+    ex = min(er, ei)
+    return (mr << (er - ex), mi << (ei - ex), ex)
 
 
-def _polish(A, g0, prec, rho_rel, real=False, maxit=90):
-    """Newton at ``prec`` bits on ``Σ A_k G^k`` from ``g0``.
+def _scaled_start(g):
+    if isinstance(g, tuple):
+        return g
+    if isinstance(g, complex):
+        return _scaled_pair(libmp.from_float(g.real), libmp.from_float(g.imag))
+    return _scaled_pair(g.real._mpf_, g.imag._mpf_)
 
-    ``A``: list of ``(re, im)`` mpf tuples; ``g0``: ``(re, im)`` mpf tuples;
-    ``rho_rel``: separation of the root divided by ``|g0|`` (for the stopping rule).
-    Returns the fixed-point root ``(re, im, shift)`` (value ``(re + i·im)·2^shift``) or
-    ``None``.
+
+def _polish(C, g0, prec, rho_rel, real=False, maxit=90):
+    """Newton's method at ``prec`` bits on ``Σ C_k G^k`` from ``g0``, in fixed point.
+
+    ``C``: coefficients as integer triples ``(re, im, exp)`` (value ``(re + i·im)·2^exp``);
+    ``g0``: such a triple, a Python complex or an mpc; ``rho_rel``: separation of the root
+    divided by ``|g0|`` (stopping rule: the next correction would be below ``2^−prec``).
+    The polynomial is rescaled (``G = 2^e u`` with ``|u| ≈ 1``, coefficients divided by
+    the largest) so that fixed point loses nothing against floating point.  Returns the
+    root as a triple, or ``None`` without convergence.
     """
-    mags = [m for m in (_mag(g0[0]), _mag(g0[1])) if m is not None]
-    e = max(mags) if mags else 0
+    ur, ui, sh = _scaled_start(g0)
+    e = max(_bitlen(ur), _bitlen(ui)) + sh if (ur or ui) else 0
     top = None
-    for k, (ar, ai) in enumerate(A):
-        ms = [m for m in (_mag(ar), _mag(ai)) if m is not None]
-        if ms:
-            top = max(ms) + k * e if top is None else max(top, max(ms) + k * e)
+    for k, (cr, ci, ex) in enumerate(C):
+        if cr or ci:
+            m = max(_bitlen(cr), _bitlen(ci)) + ex + k * e
+            top = m if top is None or m > top else top
     if top is None:
         return None
     W = prec + 24
-    Br = [_fx(ar, W + k * e - top) for k, (ar, _) in enumerate(A)]
-    Bi = [_fx(ai, W + k * e - top) for k, (_, ai) in enumerate(A)]
-    ur, ui = _fx(g0[0], W - e), _fx(g0[1], W - e)
-    if real:
-        ui = 0
+    Br = [_shift(cr, W + k * e - top + ex) for k, (cr, _, ex) in enumerate(C)]
+    Bi = [_shift(ci, W + k * e - top + ex) for k, (_, ci, ex) in enumerate(C)]
+    ur, ui = _shift(ur, W - e + sh), (0 if real else _shift(ui, W - e + sh))
     rho = min(max(float(rho_rel), 1e-300), 1.0)
-    thr = math.isqrt(int(rho * 2 ** 60) << max(0, 2 * W - prec - 66))
-    thr = max(thr, 64)
-    d = len(A) - 1
+    thr = 1 << max(6, W - (prec + 4) // 2 + int(math.log2(rho)) // 2 - 1)
+    d = len(C) - 1
+    cplx = not real or any(Bi)
     for _ in range(maxit):
         pr, pi = Br[d], Bi[d]
         qr = qi = 0
-        for k in range(d - 1, -1, -1):
-            qr, qi = ((qr * ur - qi * ui) >> W) + pr, ((qr * ui + qi * ur) >> W) + pi
-            pr, pi = ((pr * ur - pi * ui) >> W) + Br[k], ((pr * ui + pi * ur) >> W) + Bi[k]
-        den = qr * qr + qi * qi
-        if not den:
-            return None
-        dr = ((pr * qr + pi * qi) << W) // den
-        di = 0 if real else ((pi * qr - pr * qi) << W) // den
+        if cplx:
+            for k in range(d - 1, -1, -1):
+                qr, qi = ((qr * ur - qi * ui) >> W) + pr, ((qr * ui + qi * ur) >> W) + pi
+                pr, pi = ((pr * ur - pi * ui) >> W) + Br[k], ((pr * ui + pi * ur) >> W) + Bi[k]
+            den = qr * qr + qi * qi
+            if not den:
+                return None
+            dr = ((pr * qr + pi * qi) << W) // den
+            di = ((pi * qr - pr * qi) << W) // den
+        else:
+            for k in range(d - 1, -1, -1):
+                qr = ((qr * ur) >> W) + pr
+                pr = ((pr * ur) >> W) + Br[k]
+            if not qr:
+                return None
+            dr, di = (pr << W) // qr, 0
         ur -= dr
         ui -= di
-        if max(abs(dr), abs(di)) <= thr:
+        if abs(dr) <= thr and abs(di) <= thr:
             return ur, ui, e - W
     return None
 
@@ -358,6 +379,10 @@ def _fixed_float(v):
 
 def _fixed_tuples(v):
     return libmp.from_man_exp(v[0], v[2]), libmp.from_man_exp(v[1], v[2])
+
+
+def _fixed_mpc(v):
+    return mpmath.mp.make_mpc(_fixed_tuples(v))
 
 
 def _agree(a, b, sa, sb, dps, ref=None):
@@ -673,22 +698,37 @@ class AlgebraicCauchy:
             self._cache[key] = k
         return self._cache[key]
 
-    def _values_at(self, x, prec):
-        """``A_k(x)`` as ``(re, im)`` mpf tuples; ``x`` an mpf tuple or ``(re, im)`` tuple."""
+    def _int_rows(self):
+        """Rows as ``(D, [[(j, n_kj)]])`` with ``c_kj = n_kj / D`` (rational mode)."""
+        def fn():
+            D = sp.ilcm(*[sp.Rational(c).q for r in self._rows for c in r]) if self._rational else None
+            if D is None:
+                return None
+            return int(D), [[(j, int(c * D)) for j, c in enumerate(r) if c != 0] for r in self._rows]
+        return self._memo("introws", fn)
+
+    def _values(self, pt, prec):
+        """``A_k(x)`` as integer triples (exact and precision-free for a rational point of
+        a rational polynomial, up to a common positive factor), else rounded at ``prec``."""
+        ir = self._int_rows() if pt.num is not None else None
+        if ir is not None:
+            J = max(len(r) for r in self._rows) - 1
+            num, den = pt.num, pt.den
+            pn = [1]
+            for _ in range(J):
+                pn.append(pn[-1] * num)
+            pd = [1]
+            for _ in range(J):
+                pd.append(pd[-1] * den)
+            return [(sum(n * pn[j] * pd[J - j] for j, n in row), 0, 0) for row in ir[1]]
+        x = pt.mpf(prec)
         rows, _ = self._coeff_tuples(prec)
         out = []
-        if isinstance(x[0], tuple):             # complex
-            for r in rows:
-                acc = (r[-1], libmp.fzero)
-                for c in r[-2::-1]:
-                    acc = libmp.mpc_add(libmp.mpc_mul(acc, x, prec, "n"), (c, libmp.fzero), prec, "n")
-                out.append(acc)
-        else:
-            for r in rows:
-                acc = r[-1]
-                for c in r[-2::-1]:
-                    acc = libmp.mpf_add(libmp.mpf_mul(acc, x, prec, "n"), c, prec, "n")
-                out.append((acc, libmp.fzero))
+        for r in rows:
+            acc = r[-1]
+            for c in r[-2::-1]:
+                acc = libmp.mpf_add(libmp.mpf_mul(acc, x, prec, "n"), c, prec, "n")
+            out.append(_scaled_pair(acc, libmp.fzero))
         return out
 
     # -- path tracking --------------------------------------------------------------------
@@ -890,27 +930,26 @@ class AlgebraicCauchy:
         gc = complex(g)
         rho = float(rho)
         rho_rel = rho / abs(gc) if gc else 1.0
-        start = (_float_tuple(gc.real), _float_tuple(gc.imag)) if isinstance(g, complex) else \
-            (g.real._mpf_, g.imag._mpf_)
-        A1 = self._values_at(pt.mpf(p1), p1)
+        A1 = self._values(pt, p1)
+        A2 = A1 if pt.num is not None and self._rational else None     # exact: no precision
         if kind == "real":
-            r1 = _polish(A1, start, p1, rho_rel, real=True)
+            r1 = _polish(A1, g, p1, rho_rel, real=True)
             if r1 is None or abs(_fixed_float(r1) - gc.real) > rho / 8:
                 return None
             if need == "density":
                 return ("real", None, p1)
-            r2 = _polish(self._values_at(pt.mpf(p2), p2), _fixed_tuples(r1), p2, rho_rel, real=True)
+            r2 = _polish(A2 or self._values(pt, p2), r1, p2, rho_rel, real=True)
             if r2 is None or not _agree(r1[0], r2[0], r1[2], r2[2], dps):
                 return None
             return ("real", r2, p2)
-        g1 = _polish(A1, start, p1, rho_rel)
+        g1 = _polish(A1, g, p1, rho_rel)
         if g1 is None or abs(_fixed_float(g1) - gc) > rho / 8:
             return None
         if kind == "unsure":
             with mpmath.workprec(p1):
                 K = self._mkernel(p1)
                 A = K.values(mpmath.mpf(pt.mpf(p1)))
-                m1 = _mpc(_fixed_tuples(g1))
+                m1 = _fixed_mpc(g1)
                 c = _taylor(A, m1)
                 rf = _separation(c)
                 err = _root_error(A, m1, c[1], K.eps)
@@ -920,7 +959,7 @@ class AlgebraicCauchy:
                     return None
         if g1[1] > 0:
             g1 = (g1[0], -g1[1], g1[2])
-        g2 = _polish(self._values_at(pt.mpf(p2), p2), _fixed_tuples(g1), p2, rho_rel)
+        g2 = _polish(A2 or self._values(pt, p2), g1, p2, rho_rel)
         if g2 is None or not _agree(g1[1], g2[1], g1[2], g2[2], dps):
             return None
         if need != "density" and not _agree(g1[0], g2[0], g1[2], g2[2], dps, max(abs(g2[0]), abs(g2[1]))):

@@ -56,7 +56,8 @@ def test_equation_is_satisfied_by_the_cauchy_series(name):
     P = law.cauchy_equation()
     assert P.gens == (G, z)
     assert sp.degree(P, G) >= 1
-    assert all(c == 0 for c in residual(P, law, 30))
+    order = 14 if law.free_symbols else 30
+    assert all(c == 0 for c in residual(P, law, order))
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
