@@ -19,6 +19,7 @@ plain ``Symbol('t')`` passes ``rate > 0`` and is recorded as a symbolic paramete
 """
 from __future__ import annotations
 
+import decimal
 import numbers
 import re
 from fractions import Fraction
@@ -56,6 +57,10 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
         return sp.Integer(int(value))
     if isinstance(value, Fraction):
         return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise FreeprobValueError(f"{where} must be finite; got {value!r}")
+        return sp.Rational(str(value))
     if isinstance(value, flint.fmpq):
         return sp.Rational(int(value.p), int(value.q))
     if isinstance(value, flint.fmpz):
@@ -92,7 +97,7 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
                                   for f in expr.atoms(sp.Float)})
         if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
             raise FreeprobValueError(f"{where} must be finite; got {value!r}")
-        if not isinstance(expr, sp.Expr):
+        if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
             raise FreeprobValueError(f"{where} must be a number or sympy expression; got {value!r}")
         return expr
     raise FreeprobValueError(
@@ -100,10 +105,44 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
     )
 
 
+def sign(expr):
+    """Sign of a real sympy expression: +1, -1, 0, or ``None`` when undecidable.
+
+    Numbers without symbols are decided numerically at 60 digits (never by sympy's
+    unbounded ``evalf`` loop on cancelling expressions); a value within 1e-50 of zero
+    is decided only if it is structurally zero.  Symbolic expressions use sympy's
+    assumptions.
+    """
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        return 1 if expr > 0 else (-1 if expr < 0 else 0)
+    if expr.is_number:
+        val = expr.evalf(60, maxn=200, strict=False)
+        if val.is_real is False or not val.is_Number:
+            return None
+        if abs(val) > sp.Float("1e-50"):
+            return 1 if val > 0 else -1
+        return 0 if expr.is_zero else None
+    if expr.is_positive:
+        return 1
+    if expr.is_negative:
+        return -1
+    if expr.is_zero:
+        return 0
+    return None
+
+
+def _nonzero(e):
+    s = sign(e)
+    if s is None:
+        return None
+    return s != 0
+
+
 _RULES = {
-    "positive": ("must be positive", lambda e: e.is_positive),
-    "nonnegative": ("must be non-negative", lambda e: e.is_nonnegative),
-    "nonzero": ("must be non-zero", lambda e: e.is_nonzero if e.is_real is not False else False),
+    "positive": ("must be positive", lambda e: None if sign(e) is None else sign(e) > 0),
+    "nonnegative": ("must be non-negative", lambda e: None if sign(e) is None else sign(e) >= 0),
+    "nonzero": ("must be non-zero", _nonzero),
     "real": ("must be real", lambda e: e.is_real),
 }
 
@@ -120,8 +159,3 @@ def check(expr: sp.Expr, rule: str, owner: str, name: str) -> sp.Expr:
     if predicate(expr) is False:
         raise FreeprobValueError(f"Parameter `{name}` of `{owner}` {text}; got {expr}")
     return expr
-
-
-def is_true(relation) -> bool:
-    """True only when a sympy relation is provably true."""
-    return bool(relation == sp.true) if isinstance(relation, sp.logic.boolalg.Boolean) else bool(relation)

@@ -511,15 +511,30 @@ def exact_ring_for(exprs) -> CoefficientRing:
     if all(e.is_Rational for e in exprs):
         return QQ
     K, _ = construct_domain(exprs, field=True, extension=True)
-    if not K.is_EX:
+    if not K.is_EX and _represents(K, exprs, {}):
         return SymbolicRing(K)
-    algebraic = set()
-    for e in exprs:
-        for a in e.atoms(sp.Pow):
-            if a.is_number and a.exp.is_Rational and a.base.is_Rational:
-                algebraic.add(a)
-    forward = {a: sp.Dummy(f"alg{i}") for i, a in
-               enumerate(sorted(algebraic, key=sp.default_sort_key))}
-    replaced = [e.xreplace(forward) for e in exprs]
-    K, _ = construct_domain(replaced, field=True)
-    return SymbolicRing(K, replacements=forward)
+    # Replace the irrational algebraic numbers (sqrt(2), 3**(1/3)) and, if needed, the
+    # transcendental constants (log(8), exp(1/4)) by generators with fixed names.
+    for kinds in ((sp.Pow,), (sp.Pow, sp.Function, sp.NumberSymbol)):
+        atoms = set()
+        for e in exprs:
+            for a in e.atoms(*kinds):
+                if a.is_number and not a.is_Rational and (
+                        not isinstance(a, sp.Pow) or (a.exp.is_Rational and a.base.is_Rational)):
+                    atoms.add(a)
+        forward = {a: sp.Symbol(f"_freeprob_c{i}") for i, a in
+                   enumerate(sorted(atoms, key=sp.default_sort_key))}
+        replaced = [e.xreplace(forward) for e in exprs]
+        K, _ = construct_domain(replaced, field=True)
+        if not K.is_EX and _represents(K, replaced, {}):
+            return SymbolicRing(K, replacements=forward)
+    return SymbolicRing.for_expressions(exprs)
+
+
+def _represents(K, exprs, _):
+    try:
+        for e in exprs:
+            K.from_sympy(e)
+    except (sp.CoercionFailed, sp.polys.polyerrors.PolynomialError, ValueError, TypeError):
+        return False
+    return True

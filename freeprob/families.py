@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ._params import as_exact, check
+from ._params import as_exact, check, sign
 from .errors import FreeprobValueError
 from .law import Law
 from .symbols import u, w, z
@@ -60,6 +60,10 @@ class Atomic(Law):
 
     def __post_init__(self):
         name = "Atomic"
+        if isinstance(self.points, str | bytes | dict | set):
+            raise FreeprobValueError(f"`points` of `Atomic` must be a sequence of numbers; got {self.points!r}")
+        if self.weights is not None and isinstance(self.weights, str | bytes | dict | set):
+            raise FreeprobValueError(f"`weights` of `Atomic` must be a sequence of numbers; got {self.weights!r}")
         try:
             pts = tuple(self.points)
         except TypeError as exc:
@@ -78,8 +82,7 @@ class Atomic(Law):
                 )
             wts = tuple(check(as_exact(v, name, f"weights[{i}]"), "nonnegative", name, f"weights[{i}]")
                         for i, v in enumerate(wts))
-            total = sp.simplify(sp.Add(*wts) - 1)
-            if total.is_zero is False:
+            if sign(sp.Add(*wts) - 1) in (1, -1):
                 raise FreeprobValueError(
                     f"`weights` of `Atomic` must sum to 1; they sum to {sp.Add(*wts)}"
                 )
@@ -128,10 +131,16 @@ class Atomic(Law):
         return len(self.points) == 1
 
     def _nonnegative(self):
-        flags = [(x.is_nonnegative, wt.is_positive) for x, wt in zip(self.points, self.weights)]
-        if all(nn for nn, _ in flags):
+        return self._side(1)
+
+    def _nonpositive(self):
+        return self._side(-1)
+
+    def _side(self, s):
+        flags = [(sign(s * x), sign(wt)) for x, wt in zip(self.points, self.weights)]
+        if all(f in (0, 1) for f, _ in flags):
             return True
-        if any(nn is False and pos for nn, pos in flags):
+        if any(f == -1 and wf == 1 for f, wf in flags):
             return False
         return None
 
@@ -209,8 +218,12 @@ class Semicircle(Law):
         return True
 
     def _nonnegative(self):
-        left = self.mean - 2 * sp.sqrt(self.variance)
-        return left.is_nonnegative
+        sg = sign(self.mean - 2 * sp.sqrt(self.variance))
+        return None if sg is None else sg >= 0
+
+    def _nonpositive(self):
+        sg = sign(self.mean + 2 * sp.sqrt(self.variance))
+        return None if sg is None else sg <= 0
 
 
 @dataclass(frozen=True)
@@ -285,7 +298,12 @@ class FreePoisson(Law):
         return True
 
     def _nonnegative(self):
-        return self.jump.is_positive
+        sg = sign(self.jump)
+        return None if sg is None else sg > 0
+
+    def _nonpositive(self):
+        sg = sign(self.jump)
+        return None if sg is None else sg < 0
 
 
 def MarchenkoPastur(ratio, scale=1) -> FreePoisson:  # noqa: N802

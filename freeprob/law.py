@@ -55,25 +55,38 @@ __all__ = ["Law", "check_order", "check_dps"]
 #: extra bits carried by the ball computation beyond the requested digits
 GUARD_BITS = 32
 #: the ball computation gives up (PrecisionError) above this many bits
-MAX_PREC_BITS = 1 << 16
+MAX_PREC_BITS = 1 << 18
+#: largest order accepted by the sequence and series methods (raise it if you need more)
+MAX_ORDER = 20_000
+#: largest number of digits accepted by ``dps=``
+MAX_DPS = 50_000
 
 
 def check_order(k, who: str) -> int:
-    """Validate an order ``k``: a non-negative integer (bool rejected)."""
+    """Validate an order ``k``: an integer with ``0 <= k <= MAX_ORDER`` (bool rejected)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k!r}")
     if k < 0:
         raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k}")
+    if k > MAX_ORDER:
+        raise FreeprobValueError(
+            f"{who}: order {k} is above the limit freeprob.law.MAX_ORDER = {MAX_ORDER}; "
+            "raise that limit explicitly if you really need it"
+        )
     return int(k)
 
 
 def check_dps(dps, who: str):
-    """Validate ``dps``: ``None`` (exact) or an integer >= 1."""
+    """Validate ``dps``: ``None`` (exact) or an integer with ``1 <= dps <= MAX_DPS``."""
     if dps is None:
         return None
     if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
         raise FreeprobValueError(
             f"{who}: dps must be None (exact) or an integer >= 1 (decimal digits); got {dps!r}"
+        )
+    if dps > MAX_DPS:
+        raise FreeprobValueError(
+            f"{who}: dps = {dps} is above the limit freeprob.law.MAX_DPS = {MAX_DPS}"
         )
     return int(dps)
 
@@ -154,6 +167,10 @@ class Law:
         """True/False if the support is provably (not) in [0, ∞); None if unknown."""
         return None
 
+    def _nonpositive(self):
+        """True/False if the support is provably (not) in (−∞, 0]; None if unknown."""
+        return None
+
     # -- parameters -------------------------------------------------------------
     def parameters(self) -> tuple:
         """All sympy parameters of the law, recursively through the laws it is built from."""
@@ -167,16 +184,54 @@ class Law:
             out |= p.free_symbols
         return out
 
-    def subs(self, *args, **kwargs):
-        """Return the law with ``expr.subs(*args)`` applied to every parameter.
+    def subs(self, *args):
+        """Return the law with symbols replaced in every parameter.
 
-        Domain checks are re-run on the new parameters.
+        ``law.subs({t: 2, s: 3})``, ``law.subs([(t, 2)])`` or ``law.subs(t, 2)``.
+
+        Parameters
+        ----------
+        mapping : dict or sequence of (symbol, value) pairs, or ``symbol, value``
+            Keys are sympy symbols; values are numbers or sympy expressions, converted
+            like any parameter (floats to the rational they print as; strings only as
+            rational literals, never evaluated).  Domain checks are re-run.
+
+        Raises
+        ------
+        FreeprobValueError
+            If ``mapping`` is not a dict/sequence of pairs, a key is not a sympy
+            symbol, or a value is not an exact number or expression.
         """
+        from ._params import as_exact
+
+        if len(args) == 2:
+            mapping = [args]
+        elif len(args) == 1:
+            mapping = args[0]
+        else:
+            raise FreeprobValueError(
+                f"subs: expected a mapping or (symbol, value); got {len(args)} arguments"
+            )
+        if isinstance(mapping, dict):
+            pairs = list(mapping.items())
+        else:
+            try:
+                pairs = [tuple(pair) for pair in mapping]
+            except TypeError as exc:
+                raise FreeprobValueError(
+                    f"subs: expected a dict {{symbol: value}} or (symbol, value) pairs; got {mapping!r}"
+                ) from exc
+        clean = {}
+        for pair in pairs:
+            if len(pair) != 2 or not isinstance(pair[0], sp.Symbol):
+                raise FreeprobValueError(f"subs: keys must be sympy symbols; got {pair!r}")
+            clean[pair[0]] = as_exact(pair[1], "subs", str(pair[0]))
+
         def sub(v):
             if isinstance(v, Law):
-                return v.subs(*args, **kwargs)
+                return v.subs(clean)
             if isinstance(v, sp.Basic):
-                return v.subs(*args, **kwargs)
+                return v.xreplace(clean)
             if isinstance(v, tuple):
                 return tuple(sub(x) for x in v)
             return v
@@ -200,6 +255,7 @@ class Law:
             if vals is None:
                 m = self._m(ring, k)
                 vals = _cum.free_cumulants_from_moments(ring, m)
+            vals = [ring.zero] + list(vals[1:])
         self._cache[key] = vals
         return vals[:k + 1]
 
@@ -217,6 +273,7 @@ class Law:
                     raise NotAvailable(f"{type(self).__name__} defines neither moments nor cumulants")
                 self._cache[(ring, "kappa")] = kappa
                 vals = _cum.moments_from_free_cumulants(ring, kappa)
+            vals = [ring.one] + list(vals[1:])     # m_0 = 1 exactly (a probability law)
         self._cache[key] = vals
         return vals[:k + 1]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ._params import as_exact, check
+from ._params import as_exact, check, sign
 from .errors import FreeprobValueError
 from .law import Law
 from .series import TruncatedSeries
@@ -41,8 +41,11 @@ def _law(obj, who, name):
 
 def _nonnegative_support(law) -> bool | None:
     """True/False if the law is provably (not) supported on [0, ∞); None if unknown."""
-    fn = getattr(law, "_nonnegative", None)
-    return fn() if fn is not None else None
+    return law._nonnegative()
+
+
+def _half_line(law) -> bool:
+    return law._nonnegative() is True or law._nonpositive() is True
 
 
 # ---------------------------------------------------------------------------------
@@ -121,7 +124,7 @@ class FreeMul(Law):
         _law(self.left, "free_mul", "left")
         _law(self.right, "free_mul", "right")
         means = [self.left._mean_exact(), self.right._mean_exact()]
-        zero = [bool(sp.simplify(m).is_zero) for m in means]
+        zero = [sign(m) == 0 for m in means]
         # the route (S-transform or interpolation) is chosen from the exact means, never
         # from a numeric zero test of a ball or float
         object.__setattr__(self, "_zero_mean", tuple(zero))
@@ -131,11 +134,13 @@ class FreeMul(Law):
                 "(S-transform route, [NS06] Lecture 18) needs at least one factor with "
                 f"non-zero mean; got means {means[0]} and {means[1]}"
             )
-        if _nonnegative_support(self.left) is False and _nonnegative_support(self.right) is False:
-            raise FreeprobValueError(
-                "free_mul: μ ⊠ ν is a law only when one factor is supported on [0, ∞) "
-                "(the law of √a b √a); neither factor is"
-            )
+        if not (_half_line(self.left) or _half_line(self.right)):
+            if _nonnegative_support(self.left) is False and _nonnegative_support(self.right) is False \
+                    and self.left._nonpositive() is False and self.right._nonpositive() is False:
+                raise FreeprobValueError(
+                    "free_mul: μ ⊠ ν is a law only when one factor is supported on a half-line "
+                    "[0, ∞) or (−∞, 0] (the law of √a b √a, or of its negative); neither factor is"
+                )
 
     def _parameters(self):
         return self.left.parameters() + self.right.parameters()
@@ -210,7 +215,7 @@ def free_mul(*laws) -> Law:
         raise FreeprobValueError(f"free_mul needs at least two laws; got {len(laws)}")
     laws = [_law(law, "free_mul", f"laws[{i}]") for i, law in enumerate(laws)]
     # put a zero-mean factor (if any) last so every binary step has one non-zero mean
-    laws.sort(key=lambda law: bool(sp.simplify(law._mean_exact()).is_zero))
+    laws.sort(key=lambda law: sign(law._mean_exact()) == 0)
     out = laws[0]
     for law in laws[1:]:
         out = FreeMul(out, law)
@@ -228,8 +233,7 @@ class FreePower(Law):
     def __post_init__(self):
         _law(self.law, "free_power", "law")
         t = check(as_exact(self.t, "free_power", "t"), "positive", "free_power", "t")
-        ge1 = sp.Ge(t, 1) if t.is_real is not False else sp.false
-        if ge1 is not sp.true and not self.law._infinitely_divisible():
+        if sign(t - 1) not in (0, 1) and not self.law._infinitely_divisible():
             raise FreeprobValueError(
                 f"free_power: μ^{{⊞t}} is a law for every t >= 1 ([NS06] Cor. 14.13), but for "
                 f"t < 1 only when μ is ⊞-infinitely divisible; got t = {t} (not provably >= 1) "
@@ -375,10 +379,12 @@ class Dilate(Law):
         return self.law._infinitely_divisible()
 
     def _nonnegative(self):
-        nn = _nonnegative_support(self.law)
-        if nn is True and self.c.is_positive:
-            return True
-        return None
+        sc = sign(self.c)
+        return self.law._nonnegative() if sc == 1 else (self.law._nonpositive() if sc == -1 else None)
+
+    def _nonpositive(self):
+        sc = sign(self.c)
+        return self.law._nonpositive() if sc == 1 else (self.law._nonnegative() if sc == -1 else None)
 
 
 def dilate(law, c) -> Law:
@@ -467,6 +473,12 @@ def pushforward(law, polynomial, var=None) -> Law:
     the covariance polynomial φ_KV (theory.md §3.4; paper §C.2.1).
     """
     _law(law, "pushforward", "law")
+    if var is not None and not isinstance(var, sp.Symbol):
+        raise FreeprobValueError(f"pushforward: var must be a sympy Symbol; got {var!r}")
+    if isinstance(polynomial, sp.Basic) and not isinstance(polynomial, sp.Expr | sp.Poly):
+        raise FreeprobValueError(f"pushforward: polynomial must be an expression, not {polynomial!r}")
+    if isinstance(polynomial, sp.MatrixBase):
+        raise FreeprobValueError(f"pushforward: polynomial must be an expression, not a matrix")
     if isinstance(polynomial, sp.Poly):
         if len(polynomial.gens) != 1:
             raise FreeprobValueError(f"pushforward: need a polynomial in one variable; got {polynomial}")
@@ -515,7 +527,7 @@ class Mixture(Law):
             raise FreeprobValueError(f"mixture: got {len(laws)} laws but {len(wts)} weights; they must match")
         wts = tuple(check(as_exact(v, "mixture", f"weights[{i}]"), "nonnegative", "mixture", f"weights[{i}]")
                     for i, v in enumerate(wts))
-        if sp.simplify(sp.Add(*wts) - 1).is_zero is False:
+        if sign(sp.Add(*wts) - 1) in (1, -1):
             raise FreeprobValueError(f"mixture: the weights must sum to 1; they sum to {sp.Add(*wts)}")
         _set(self, "laws", laws)
         _set(self, "weights", wts)
@@ -546,7 +558,7 @@ class Mixture(Law):
         return True if all(_nonnegative_support(law) is True for law in self.laws) else None
 
 
-def mixture(laws, weights=None) -> Law:
+def mixture(laws, weights=None) -> Law:  # noqa: D417
     r"""The mixture ``Σ_i w_i μ_i`` (the spectral law of a block-diagonal matrix whose
     blocks, of relative sizes ``w_i``, have spectral laws ``μ_i``).
 
@@ -562,6 +574,8 @@ def mixture(laws, weights=None) -> Law:
         Empty ``laws``, length mismatch, a provably negative weight, weights provably
         not summing to 1.
     """
+    if isinstance(laws, Law) or isinstance(laws, str | bytes | dict) or not hasattr(laws, "__iter__"):
+        raise FreeprobValueError(f"mixture: `laws` must be a sequence of Law objects; got {laws!r}")
     laws = tuple(laws)
     if weights is None:
         weights = tuple(sp.Rational(1, len(laws)) for _ in laws) if laws else ()
@@ -580,10 +594,10 @@ class RectangularCompanion(Law):
         _law(self.law, "rectangular_companion", "law")
         c = check(as_exact(self.ratio, "rectangular_companion", "ratio"), "positive",
                   "rectangular_companion", "ratio")
-        if (c > 1) == sp.true:
+        if sign(c - 1) == 1:
             need = 1 - 1 / c
             zero = self.law._zero_mass()
-            if zero is None or (sp.simplify(zero - need).is_negative):
+            if zero is None or sign(zero - need) != 0 and sign(zero - need) != 1:
                 have = "unknown" if zero is None else str(zero)
                 raise FreeprobValueError(
                     f"rectangular_companion: ratio p/n = {c} > 1 needs an atom of mass at least "

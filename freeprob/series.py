@@ -41,6 +41,13 @@ __all__ = ["TruncatedSeries"]
 
 
 def _infer_ring(values) -> CoefficientRing:
+    for v in values:
+        if isinstance(v, bool):
+            raise FreeprobValueError(f"boolean coefficient {v!r}; pass numbers")
+        if isinstance(v, complex | mpmath.mpc) or (isinstance(v, sp.Basic) and v.is_real is False):
+            raise FreeprobValueError(f"coefficient {v!r} is not real; freeprob series are real")
+        if isinstance(v, mpmath.mpf) and not mpmath.isfinite(v):
+            raise FreeprobValueError(f"coefficient {v!r} is not finite")
     if all(isinstance(v, flint.fmpq | flint.fmpz | Fraction) or
            (isinstance(v, numbers.Integral) and not isinstance(v, bool)) for v in values):
         return QQ
@@ -59,11 +66,19 @@ def _infer_ring(values) -> CoefficientRing:
     return SymbolicRing.for_expressions(exprs)
 
 
+#: largest series order accepted (memory guard; raise it explicitly if needed)
+MAX_SERIES_ORDER = 1_000_000
+
+
 def _check_order(order, who="TruncatedSeries"):
     if isinstance(order, bool) or not isinstance(order, numbers.Integral):
         raise FreeprobValueError(f"{who}: order must be a non-negative integer; got {order!r}")
     if order < 0:
         raise FreeprobValueError(f"{who}: order must be a non-negative integer; got {order}")
+    if order > MAX_SERIES_ORDER:
+        raise FreeprobValueError(
+            f"{who}: order {order} is above freeprob.series.MAX_SERIES_ORDER = {MAX_SERIES_ORDER}"
+        )
     return int(order)
 
 
@@ -93,6 +108,14 @@ class TruncatedSeries:
     __slots__ = ("_c", "order", "ring", "var")
 
     def __init__(self, coefficients, order=None, ring=None, var=None):
+        if isinstance(coefficients, str | bytes | dict) or not hasattr(coefficients, "__iter__"):
+            raise FreeprobValueError(
+                f"TruncatedSeries: coefficients must be a sequence of numbers; got {coefficients!r}"
+            )
+        if ring is not None and not isinstance(ring, CoefficientRing):
+            raise FreeprobValueError(f"TruncatedSeries: ring must be a CoefficientRing; got {ring!r}")
+        if var is not None and not isinstance(var, sp.Symbol):
+            raise FreeprobValueError(f"TruncatedSeries: var must be a sympy Symbol; got {var!r}")
         coefficients = list(coefficients)
         order = len(coefficients) if order is None else _check_order(order)
         try:
@@ -264,6 +287,8 @@ class TruncatedSeries:
 
     def shift(self, k):
         """Multiply by ``x**k`` (``k`` may be negative if the low coefficients vanish)."""
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise FreeprobValueError(f"shift: k must be an integer; got {k!r}")
         if k >= 0:
             return TruncatedSeries._raw([self.ring.zero] * k + self._c, self.order + k,
                                         self.ring, self.var)
