@@ -1,0 +1,72 @@
+"""Regression tests for problems found by review (each asserts the correct value)."""
+import mpmath
+import pytest
+import sympy as sp
+
+import freeprob as fp
+from freeprob.errors import FreeprobValueError
+
+t = sp.Symbol("t")
+
+
+def test_subs_never_evaluates_strings():
+    with pytest.raises(FreeprobValueError, match="strings must be exact rational literals"):
+        fp.FreePoisson(t).subs({t: "__import__('os').getpid()"})
+    assert fp.FreePoisson(t).subs({t: "1/3"}) == fp.FreePoisson(sp.Rational(1, 3))
+    assert fp.FreePoisson(t).subs(t, 2).moments(2) == (1, 2, 6)
+    with pytest.raises(FreeprobValueError, match="keys must be sympy symbols"):
+        fp.FreePoisson(t).subs({"t": 2})
+
+
+def test_mixed_algebraic_and_symbolic_parameters_give_clean_exact_values():
+    law = fp.Semicircle(t, sp.sqrt(2))
+    assert law.free_cumulants(3) == (0, t, sp.sqrt(2), 0)
+    # boolean cumulants of a semicircle: b_3 = κ_1 κ_2 (interval partitions, [SW97])
+    assert sp.expand(law.boolean_cumulants(3)[3] - sp.sqrt(2) * t) == 0
+    assert law.classical_cumulants(3) == (0, t, sp.sqrt(2), 0)
+
+
+def test_log_of_composite_numbers_as_parameters():
+    m = fp.FreePoisson(sp.log(8)).moments(2)
+    assert sp.simplify(m[2] - (sp.log(8) ** 2 + sp.log(8))) == 0
+
+
+def test_ball_path_keeps_m0_exactly_one():
+    law = fp.mixture([fp.Dirac(1), fp.Dirac(2)], [sp.pi / 4, 1 - sp.pi / 4])
+    c = law.classical_cumulants(2, dps=30)
+    with mpmath.workdps(40):
+        assert abs(c[1] - (2 - mpmath.pi / 4)) < mpmath.mpf(10) ** -28
+        # variance of a two-point law: p(1-p)(b-a)^2 with p = π/4
+        p = mpmath.pi / 4
+        assert abs(c[2] - p * (1 - p)) < mpmath.mpf(10) ** -28
+
+
+def test_cancelling_ratio_is_decided_quickly():
+    ratio = 2 + sp.log(6) - sp.log(2) - sp.log(3) + sp.Rational(1, 10**20)
+    with pytest.raises(FreeprobValueError, match="needs an atom"):
+        fp.rectangular_companion(fp.FreePoisson(sp.Rational(1, 2)), ratio)
+
+
+def test_free_mul_accepts_a_nonpositive_factor():
+    # −1 · S for a semicircle S is again a standard semicircle (Catalan moments)
+    assert fp.free_mul(fp.Dirac(-1), fp.Semicircle()).moments(6) == (1, 0, 1, 0, 2, 0, 5)
+    # (−P) ⊠ (−Q) has the moments of P ⊠ Q (Fuss–Catalan, [NS06] Lecture 18)
+    neg = fp.FreePoisson(1, -1)
+    assert fp.free_mul(neg, neg).moments(5) == (1, 1, 3, 12, 55, 273)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: fp.Atomic(b"12"), lambda: fp.Atomic("12"), lambda: fp.Atomic({1: 2}),
+    lambda: fp.moments_to_free_cumulants([1, True]), lambda: fp.moments_to_free_cumulants([1, 1j]),
+    lambda: fp.mixture(None), lambda: fp.mixture(fp.Semicircle()),
+    lambda: fp.pushforward(fp.Semicircle(), sp.Eq(sp.Symbol("x"), 1)),
+    lambda: fp.pushforward(fp.Semicircle(), sp.Symbol("x") ** 2, var="x"),
+    lambda: fp.TruncatedSeries(None), lambda: fp.TruncatedSeries([1, 2], var="q"),
+    lambda: fp.TruncatedSeries([1, 2], ring="foo"), lambda: fp.TruncatedSeries([1, 2]).shift(2.5),
+    lambda: fp.TruncatedSeries([mpmath.mpf("nan"), 1]),
+    lambda: fp.FreePoisson(1).moments(10**6), lambda: fp.FreePoisson(1).moments(3, dps=10**7),
+    lambda: fp.TruncatedSeries([1, 1], order=10**9),
+])
+def test_bad_input_gives_freeprob_value_error(bad):
+    with pytest.raises(FreeprobValueError):
+        bad()
