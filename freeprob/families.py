@@ -84,7 +84,9 @@ class Atomic(Law):
                         for i, v in enumerate(wts))
             if sign(sp.Add(*wts) - 1) in (1, -1):
                 raise FreeprobValueError(
-                    f"`weights` of `Atomic` must sum to 1; they sum to {sp.Add(*wts)}"
+                    f"`weights` of `Atomic` must sum to 1; they sum to {sp.Add(*wts)} (floats "
+                    "are read as the rational they print as: pass exact fractions such as "
+                    "sympy.Rational(1, 3))"
                 )
         _set(self, "points", pts)
         _set(self, "weights", wts)

@@ -528,7 +528,10 @@ class Mixture(Law):
         wts = tuple(check(as_exact(v, "mixture", f"weights[{i}]"), "nonnegative", "mixture", f"weights[{i}]")
                     for i, v in enumerate(wts))
         if sign(sp.Add(*wts) - 1) in (1, -1):
-            raise FreeprobValueError(f"mixture: the weights must sum to 1; they sum to {sp.Add(*wts)}")
+            raise FreeprobValueError(
+                f"mixture: the weights must sum to 1; they sum to {sp.Add(*wts)} (floats are read "
+                "as the rational they print as: pass exact fractions such as sympy.Rational(1, 3))"
+            )
         _set(self, "laws", laws)
         _set(self, "weights", wts)
 
