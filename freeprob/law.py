@@ -493,6 +493,104 @@ class Law:
             hit = self._cache["cauchy_equation"] = cauchy_equation(self)
         return hit
 
+    # -- numeric evaluation through the Cauchy equation ---------------------------------
+    def _evaluator(self, who):
+        if self.free_symbols:
+            names = ", ".join(sorted(map(str, self.free_symbols)))
+            raise FreeprobValueError(
+                f"{who}: the law has free symbols ({names}); numeric evaluation needs numbers: "
+                "use law.subs({...}) first"
+            )
+        hit = self._cache.get("evaluator")
+        if hit is None:
+            from .numeric import AlgebraicCauchy
+            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())
+        return hit
+
+    @staticmethod
+    def _dps(dps, who):
+        return mpmath.mp.dps if dps is None else check_dps(dps, who)
+
+    def cauchy(self, z, *, dps=None):
+        r"""Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` at a complex point off the support.
+
+        The branch is the one continued from ``G(z) ~ 1/z`` at infinity, certified at a
+        higher precision (:mod:`freeprob.numeric`).
+
+        Parameters
+        ----------
+        z : complex number (Python, mpmath or sympy)
+        dps : int >= 1, optional
+            Significant digits (default: the current ``mpmath.mp.dps``).
+
+        Returns
+        -------
+        mpmath.mpc
+
+        Raises
+        ------
+        FreeprobValueError
+            Bad ``dps``; the law has free symbols.
+        NotAvailable
+            The law has no algebraic Cauchy equation.
+        PrecisionError
+            The digits could not be certified.
+        """
+        dps = self._dps(dps, "cauchy")
+        return self._evaluator("cauchy").cauchy(z, dps=dps)
+
+    def density(self, x, *, dps=None):
+        r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
+
+        ``x`` is a real number, or a sorted sequence of real numbers (evaluated together,
+        reusing work between neighbouring points).  Exactly 0 outside the support.
+
+        Raises
+        ------
+        FreeprobValueError
+            Complex ``x``; bad ``dps``; free symbols.
+        """
+        dps = self._dps(dps, "density")
+        ev = self._evaluator("density")
+        if isinstance(x, list | tuple):
+            return ev.density_grid(list(x), dps=dps)
+        return ev.density(x, dps=dps)
+
+    def cdf(self, x, *, dps=None):
+        r"""Distribution function ``μ((−∞, x])`` (density integral plus atoms ≤ x)."""
+        dps = self._dps(dps, "cdf")
+        return self._evaluator("cdf").cdf(x, dps=dps)
+
+    def quantile(self, p, *, dps=None):
+        r"""Quantile: the smallest ``x`` with ``cdf(x) >= p``, for ``p`` in [0, 1].
+
+        Raises
+        ------
+        FreeprobValueError
+            ``p`` outside [0, 1].
+        """
+        dps = self._dps(dps, "quantile")
+        return self._evaluator("quantile").quantile(p, dps=dps)
+
+    def support(self, *, dps=None):
+        r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
+
+        Edges are exact (sympy algebraic numbers) where they are roots of the
+        discriminant of the Cauchy equation with rational coefficients, else mpmath
+        numbers to ``dps`` digits.
+        """
+        dps = self._dps(dps, "support")
+        return self._evaluator("support").support(dps=dps)
+
+    def atoms(self, *, dps=None):
+        r"""Atoms: a tuple of ``(location, mass)`` pairs, exact where possible.
+
+        Candidate locations are the real zeros of the leading coefficient of the Cauchy
+        equation; the mass is ``lim (z − a) G(z)`` on the continued branch.
+        """
+        dps = self._dps(dps, "atoms")
+        return self._evaluator("atoms").atoms(dps=dps)
+
     # -- closed forms -----------------------------------------------------------------
     def r_transform(self):
         r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.symbols.w`).

@@ -14,10 +14,10 @@ Branch rule
 open upper half-plane, where ``G`` is analytic.  The path is tracked by a
 predictor–corrector with step halving ([RE08]_ uses the same selection rule):
 
-* the predictor is the tangent ``g + G'(z)·Δz``; it is accepted only if the predicted
-  move is at most a quarter of a lower bound ``ρ`` on the distance from the tracked
-  root to every other root, and the Newton correction at the new point is at most
-  ``ρ/8`` of the bound at the new root;
+* the predictor is the tangent ``g + G'(z)·Δz``; a step is accepted only if the Newton
+  correction from the predictor and the estimated predictor error
+  ``|G'(z_new) − G'(z)|·|Δz|/2`` are both at most ``ρ/8``, where ``ρ`` is a lower bound
+  on the distance from the tracked root to every other root (at both ends);
 * ``ρ = 1/(2γ)``, ``γ = max_{j≥2} |c_j/c_1|^{1/(j−1)}`` from the Taylor coefficients
   ``c_j`` of ``P(g + h, z)`` at the root: Fujiwara's bound applied to the deflated,
   reversed polynomial, which is also Smale's γ (Newton from any point closer than
@@ -139,7 +139,10 @@ def _real_point(x, who, name="x"):
     if isinstance(x, float):
         if not math.isfinite(x):
             raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
-        return _Pt(Fraction(repr(x)))
+        f = Fraction(repr(x))
+        pt = _Pt.__new__(_Pt)
+        pt.num, pt.den, pt._expr, pt.xf = f.numerator, f.denominator, None, x
+        return pt
     if isinstance(x, numbers.Integral):
         return _Pt(int(x))
     if isinstance(x, Fraction):
@@ -149,7 +152,8 @@ def _real_point(x, who, name="x"):
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
-        man, exp = x.man_exp
+        sign, man, exp, _ = x._mpf_
+        man = -man if sign else man
         return _Pt(man << exp if exp >= 0 else man, 1 if exp >= 0 else 1 << -exp)
     if isinstance(x, sp.Basic) and not isinstance(x, sp.Expr):
         raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got {x!r}")
@@ -196,16 +200,25 @@ def _pvals(A, g):
     return p, q
 
 
-def _newton(A, g, tol, scale, maxit=40):
-    """Newton's method from ``g``; the root, or ``None`` without convergence."""
-    for _ in range(maxit):
+def _newton(A, g, tol, scale, maxit=40, atol=0):
+    """Newton's method from ``g``; the root, or ``None`` without convergence.
+
+    Stops when the correction is below ``tol·max(|g|, scale)`` or ``atol``, or when it
+    stagnates at the rounding level of an ill-conditioned root (below ``√tol``)."""
+    prev = None
+    for i in range(maxit):
         p, q = _pvals(A, g)
         if not q:
             return None
         d = p / q
         g = g - d
-        if abs(d) <= tol * max(abs(g), scale):
+        ad = abs(d)
+        ref = max(abs(g), scale)
+        if ad <= tol * ref or ad <= atol:
             return g
+        if prev is not None and i > 2 and ad >= prev / 2 and ad <= tol ** 0.5 * ref:
+            return g
+        prev = ad
     return None
 
 
@@ -219,17 +232,49 @@ def _taylor(A, g):
     return desc[::-1]
 
 
+def _log2abs(v):
+    """``log2 |v|`` as a float (``-inf`` for 0), for Python or mpmath numbers."""
+    if isinstance(v, complex | float | int):
+        a = abs(v)
+        return math.log2(a) if a else -math.inf
+    parts = (v.real._mpf_, v.imag._mpf_) if isinstance(v, mpmath.mpc) else (v._mpf_,)
+    best = -math.inf
+    for sign, man, exp, bc in parts:
+        if man:
+            best = max(best, exp + bc + math.log2(man / (1 << bc)) if bc < 1000 else exp + bc)
+    return best + (0.5 if len(parts) == 2 and parts[0][1] and parts[1][1] else 0)
+
+
 def _fujiwara_lower(c):
-    """Lower bound on ``|h|`` over the roots of ``c[0] + c[1] h + …`` (0 if ``c[0] = 0``)."""
-    c0 = abs(c[0])
-    if not c0:
-        return 0 * c0
-    gam = 0 * c0
+    """Lower bound on ``|h|`` over the roots of ``c[0] + c[1] h + …`` (0 if ``c[0] = 0``).
+
+    Computed on ``log2`` magnitudes (mpmath values may exceed the float range); the
+    ``+0.5`` bit over-estimate of complex moduli only makes the bound more conservative."""
+    if isinstance(c[0], complex | float):
+        c0 = abs(c[0])
+        if not c0:
+            return 0.0
+        gam = 0.0
+        for j in range(1, len(c)):
+            cj = abs(c[j])
+            if cj:
+                r = (cj / c0) ** (1.0 / j)
+                if r > gam:
+                    gam = r
+        return 1 / (2 * 2 ** (0.5 / len(c)) * gam) if gam else math.inf
+    l0 = _log2abs(c[0])
+    if l0 == -math.inf:
+        return 0 * abs(c[0])
+    lg = -math.inf
     for j in range(1, len(c)):
-        cj = abs(c[j])
-        if cj:
-            gam = max(gam, (cj / c0) ** (1.0 / j))
-    return 1 / (2 * gam) if gam else math.inf
+        lj = _log2abs(c[j])
+        if lj > -math.inf:
+            lg = max(lg, (lj - l0 + 0.5) / j)
+    if lg == -math.inf:
+        return math.inf
+    if isinstance(c[0], complex | float | int):
+        return 2.0 ** (-lg - 1)
+    return mpmath.ldexp(mpmath.mpf(2.0 ** (-(lg % 1))), -int(lg // 1) - 1)
 
 
 def _separation(c):
@@ -277,8 +322,8 @@ class _Kernel:
         p, q = _pvals(A, g)
         return -_horner(dA, g) / q if q else None
 
-    def newton(self, A, g, scale, maxit=40):
-        return _newton(A, g, self.tol, scale, maxit)
+    def newton(self, A, g, scale, maxit=40, atol=0):
+        return _newton(A, g, self.tol, scale, maxit, atol)
 
 
 # ---------------------------------------------------------------------------------------
@@ -309,8 +354,12 @@ def _scaled_pair(tr, ti):
 def _scaled_start(g):
     if isinstance(g, tuple):
         return g
-    if isinstance(g, complex):
-        return _scaled_pair(libmp.from_float(g.real), libmp.from_float(g.imag))
+    if isinstance(g, complex | float):
+        mr, er = math.frexp(g.real)
+        mi, ei = math.frexp(g.imag)
+        ex = min(er, ei) - 53
+        return int(mr * 9007199254740992.0) << (er - 53 - ex), \
+            int(mi * 9007199254740992.0) << (ei - 53 - ex), ex
     return _scaled_pair(g.real._mpf_, g.imag._mpf_)
 
 
@@ -335,7 +384,7 @@ def _polish(C, g0, prec, rho_rel, real=False, maxit=90):
         return None
     W = prec + 24
     Br = [_shift(cr, W + k * e - top + ex) for k, (cr, _, ex) in enumerate(C)]
-    Bi = [_shift(ci, W + k * e - top + ex) for k, (_, ci, ex) in enumerate(C)]
+    Bi = [_shift(ci, W + k * e - top + ex) if ci else 0 for k, (_, ci, ex) in enumerate(C)]
     ur, ui = _shift(ur, W - e + sh), (0 if real else _shift(ui, W - e + sh))
     rho = min(max(float(rho_rel), 1e-300), 1.0)
     thr = 1 << max(6, W - (prec + 4) // 2 + int(math.log2(rho)) // 2 - 1)
@@ -397,19 +446,16 @@ def _mpf(t):
     return mpmath.mp.make_mpf(t)
 
 
+def _mp_close(v, w, rho, prec):
+    with mpmath.workprec(prec):
+        return abs(_fixed_mpc(v) - w) <= rho / 8
+
+
 def _density_from_fixed(v, prec):
     """``−Im g/π`` rounded to ``prec`` bits, ``g`` fixed-point."""
     im = libmp.from_man_exp(-v[1], v[2])
     pi = libmp.mpf_pi(prec + 20 + max(0, (abs(v[1]).bit_length())))
     return _mpf(libmp.mpf_div(im, pi, prec, "n"))
-
-
-def _mpc(t):
-    return mpmath.mp.make_mpc(t)
-
-
-def _cabs_float(t):
-    return math.hypot(libmp.to_float(t[0]), libmp.to_float(t[1]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -530,10 +576,12 @@ class AlgebraicCauchy:
     >>> semicircle = AlgebraicCauchy(sp.Poly(G**2 - z*G + 1, G, z))
     >>> semicircle.support()
     ((-2, 2),)
-    >>> mpmath.nstr(semicircle.density(0, dps=20), 20) == mpmath.nstr(1/mpmath.pi, 20)
-    True
-    >>> mpmath.nstr(semicircle.cauchy(1j, dps=15), 15)
-    '(0.0 - 0.414213562373095j)'
+    >>> mpmath.nstr(semicircle.density(0, dps=20), 20)          # 1/π
+    '0.31830988618379067154'
+    >>> mpmath.nstr(semicircle.cauchy(1j, dps=15), 15)           # (i − i√5)/2
+    '(0.0 - 0.618033988749895j)'
+    >>> semicircle.density(3, dps=50)                               # outside: exactly 0
+    mpf('0.0')
     """
 
     def __init__(self, poly):
@@ -578,6 +626,7 @@ class AlgebraicCauchy:
         self._drows = [self._trim([j * c for j, c in enumerate(r)][1:] or [sp.Integer(0)])
                        for r in self._rows]
         self._cache = {}
+        self._last = None
 
     def __repr__(self):
         return f"AlgebraicCauchy({self.poly!r})"
@@ -743,35 +792,35 @@ class AlgebraicCauchy:
         h = (t1 - t0) if h0 is None else h0
         span = abs(t1 - t0)
         steps = 0
+        v = K.dgdz(A, dA, g)
         while t != t1:
             steps += 1
-            if steps > _MAX_STEPS or abs(h) < 1e-13 * span:
+            if steps > _MAX_STEPS or abs(h) < 1e-13 * span or v is None:
                 raise _Fail("step size underflow")
             tn = t1 if abs(t1 - t) <= abs(h) * 1.000001 else t + h
             zn = zf(tn)
-            v = K.dgdz(A, dA, g)
-            if v is None:
-                raise _Fail("singular derivative")
-            mov = v * (zn - z)
-            if not abs(mov) <= rho / 4:
-                h /= 2
-                continue
+            dz = zn - z
+            pred = g + v * dz
             An, dAn = K.ev(zn)
-            pred = g + mov
-            gn = K.newton(An, pred, max(abs(g), rho))
+            gn = K.newton(An, pred, max(abs(g), rho), atol=rho * 2.0 ** -40)
             if gn is None:
                 h /= 2
                 continue
             c = _taylor(An, gn)
             rn = _separation(c)
-            if not abs(gn - pred) <= rn / 8:
+            vn = K.dgdz(An, dAn, gn)
+            # predictor error estimate (second-order term) and Newton correction, both
+            # small against the separation at both ends
+            e2 = abs(vn - v) * abs(dz) / 2 if vn is not None else math.inf
+            if not (abs(gn - pred) <= rn / 8 and e2 <= rn / 8 and e2 <= rho / 8):
                 h /= 2
                 continue
             if not K.is_mp and not cmath.isfinite(gn):
                 raise _Fail("overflow")
             if rn < 64 * _root_error(An, gn, c[1], K.eps):
                 raise _Fail("roots too close for this precision")
-            t, z, g, rho, A, dA = tn, zn, gn, rn, An, dAn
+            t, z, g, rho, A, dA, v = tn, zn, gn, rn, An, dAn, vn
+            self._last = (A, c)
             h *= 2
             if finish is not None:
                 r = finish(z, g, rho, A, dA)
@@ -839,12 +888,17 @@ class AlgebraicCauchy:
         floor = t0 - (700 if not K.is_mp else 1.5 * mpmath.mp.prec + 60)
         return self._track(K, zf, t0, floor, g, rho, finish=self._land_fn(K, x, Ax), h0=-1)
 
-    def _march(self, K, x0, x1, sel):
-        """Continue a selected boundary root along the real axis from ``x0`` to ``x1``."""
+    def _march(self, K, x0, x1, sel, zf=None):
+        """Continue a selected boundary root along the real axis from ``x0`` to ``x1``
+        (or along ``zf(t)``, ``t`` from ``x0`` to ``x1``)."""
         kind, g, rho = sel
-        z, g1, rho1 = self._track(K, lambda t: t, x0, x1, g, rho)
-        A = K.values(x1)
-        c = _taylor(A, g1)
+        self._last = None
+        z, g1, rho1 = self._track(K, zf or (lambda t: t), x0, x1, g, rho)
+        if self._last is not None:
+            A, c = self._last
+        else:
+            A = K.values(z)
+            c = _taylor(A, g1)
         err = _root_error(A, g1, c[1], K.eps)
         if abs(g1.imag) <= rho1 / 4 - err and rho1 > 64 * err:
             return ("real", g1, rho1)
@@ -883,26 +937,35 @@ class AlgebraicCauchy:
             return False
         return sp.simplify(val) == 0
 
-    def _extra_bits(self, pt):
-        """Extra working bits for a point closer to a special point than doubles resolve."""
-        dist, _ = self._nearest_special_gap(pt.xf)
-        if dist == 0 or dist < 1e-12 * max(1.0, abs(pt.xf)):
-            near = min(self._special_points(), key=lambda p: abs(float(sp.N(p - pt.expr, 20))))
+    def _plan(self, pt):
+        """``(extra_bits, float_ok)``: extra working bits when the point is closer to a
+        special point than its own magnitude resolves, and whether doubles can be used."""
+        xf = pt.xf
+        tiny = not (1e-280 < abs(xf) < 1e280) and xf != 0 or (xf == 0 and pt.expr != 0)
+        dist, _ = self._nearest_special_gap(xf)
+        if tiny or dist <= 1e-12 * abs(xf):
+            near = min(self._special_points(), key=lambda p: abs(sp.N(p - pt.expr, 30)),
+                       default=None)
+            if near is None:
+                return 0, not tiny
             d = abs(sp.N(pt.expr - near, 30))
-            if d == 0:
-                return 0
-            return max(0, int(-math.log2(float(d)) + math.log2(max(1.0, abs(pt.xf))))) + 8
-        return 0
+            ax = abs(sp.N(pt.expr, 30))
+            if d == 0 or ax == 0:
+                return 0, not tiny
+            ratio = float(sp.log(ax / d, 2).evalf(15))
+            if ratio > 20:
+                return int(ratio) + 16, False
+        return 0, not tiny
 
-    def _boundary_value(self, pt, dps, sel=None, need="density"):
+    def _boundary_value(self, pt, dps, sel=None, need="density", plan=None):
         """Certified boundary root ``G(x + i0)`` at a non-special exact point.
 
         Returns ``("real", fixed or None, prec)`` or ``("complex", fixed, prec)``, where
         ``fixed = (re, im, shift)`` is the root at ``prec`` bits (``None``: real root, not
         computed, when ``need == "density"``)."""
-        extra = self._extra_bits(pt)
+        extra, float_ok = plan or self._plan(pt)
         guard = GUARD_DPS
-        if sel is None and not extra:
+        if sel is None and float_ok:
             try:
                 sel = self._select_boundary(self._fkernel(), pt.xf)
             except (_Fail, OverflowError, ZeroDivisionError, ValueError):
@@ -926,15 +989,25 @@ class AlgebraicCauchy:
             f"digits at x = {pt}")
 
     def _certify(self, pt, sel, dps, p1, p2, need):
+        """Polish the selected root at ``p1`` and ``p2`` bits and check agreement."""
         kind, g, rho = sel
-        gc = complex(g)
-        rho = float(rho)
-        rho_rel = rho / abs(gc) if gc else 1.0
+        fast = isinstance(g, complex)
+        if fast:
+            ag = abs(g)
+            rho_rel = rho / ag if ag else 1.0
+        else:
+            with mpmath.workprec(64):
+                rho_rel = float(rho / abs(g)) if g else 1.0
+
+        def close(v, w):
+            if fast:
+                return abs(_fixed_float(v) - w) <= rho / 8
+            return _mp_close(v, w, rho, p1)
         A1 = self._values(pt, p1)
         A2 = A1 if pt.num is not None and self._rational else None     # exact: no precision
         if kind == "real":
             r1 = _polish(A1, g, p1, rho_rel, real=True)
-            if r1 is None or abs(_fixed_float(r1) - gc.real) > rho / 8:
+            if r1 is None or not close(r1, g.real):
                 return None
             if need == "density":
                 return ("real", None, p1)
@@ -943,7 +1016,7 @@ class AlgebraicCauchy:
                 return None
             return ("real", r2, p2)
         g1 = _polish(A1, g, p1, rho_rel)
-        if g1 is None or abs(_fixed_float(g1) - gc) > rho / 8:
+        if g1 is None or not close(g1, g):
             return None
         if kind == "unsure":
             with mpmath.workprec(p1):
@@ -954,7 +1027,7 @@ class AlgebraicCauchy:
                 rf = _separation(c)
                 err = _root_error(A, m1, c[1], K.eps)
                 if abs(m1.imag) <= rf / 4 - err and rf > 64 * err:
-                    return self._certify(pt, ("real", gc, rho), dps, p1, p2, need)
+                    return self._certify(pt, ("real", g, rho), dps, p1, p2, need)
                 if not (abs(m1.imag) > 64 * err and rf > 64 * err):
                     return None
         if g1[1] > 0:
@@ -962,7 +1035,8 @@ class AlgebraicCauchy:
         g2 = _polish(A2 or self._values(pt, p2), g1, p2, rho_rel)
         if g2 is None or not _agree(g1[1], g2[1], g1[2], g2[2], dps):
             return None
-        if need != "density" and not _agree(g1[0], g2[0], g1[2], g2[2], dps, max(abs(g2[0]), abs(g2[1]))):
+        if need != "density" and not _agree(g1[0], g2[0], g1[2], g2[2], dps,
+                                            max(abs(g2[0]), abs(g2[1]))):
             return None
         return ("complex", g2, p2)
 
@@ -1139,7 +1213,9 @@ class AlgebraicCauchy:
                         zt = x + K.I * y
                         _, g, _ = self._track(K, lambda t: zt if t == ty else x + K.I * mpmath.exp(t),
                                               mpmath.log(Y), ty, g, rho, h0=-1)
-                        vals.append(g)
+                        # the tracker stops Newton early (relative to the separation):
+                        # converge fully at this precision
+                        vals.append(K.newton(K.values(zt), g, abs(g), maxit=100))
                     except _Fail:
                         vals.append(None)
             a, b = vals
@@ -1228,7 +1304,7 @@ class AlgebraicCauchy:
                     sel = prev[1] if xf == prev[0] else self._march(K, prev[0], xf, prev[1])
                 except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                     sel = None
-            if sel is None and not self._extra_bits(xe) and not self._is_special(xe):
+            if sel is None and self._plan(xe)[1] and not self._is_special(xe):
                 try:
                     sel = self._select_boundary(K, xf)
                 except (_Fail, OverflowError, ZeroDivisionError, ValueError):
@@ -1372,7 +1448,7 @@ class AlgebraicCauchy:
             cn = [mpmath.mpf(_to_mpf(c, prec)) if isinstance(c, sp.Basic) else c for c in cands]
             allc = cn + [mpmath.mpf(0)]
             gap = min([abs(u - v) for i, u in enumerate(allc) for v in allc[i + 1:]] + [mpmath.mpf(1)])
-            eta = mpmath.mpf(2) ** -30 * max(1, abs(an))
+            eta = mpmath.mpf(2) ** -12 * max(1, abs(an))
             for _ in range(12):
                 est = mpmath.mpc(0, eta) * self.cauchy(mpmath.mpc(an, eta), dps=12)
                 best = min(range(len(allc)), key=lambda i: abs(allc[i] - est))
@@ -1386,67 +1462,105 @@ class AlgebraicCauchy:
                         return m
                     with mpmath.workdps(dps):
                         return +m
-                eta = eta ** 2 / max(1, abs(an))
+                eta = eta / 16
             raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a}")
 
     # -- distribution function and quantiles -------------------------------------------
-    def _pieces(self, prec):
-        """Support intervals and atoms as mpf, plus the special points inside the support."""
-        sup = self.support(dps=max(15, int(prec / _LOG2_10)))
-        ats = self.atoms(dps=max(15, int(prec / _LOG2_10)))
-        return sup, ats
+    def _substitution(self):
+        """Exponent ``k`` of ``s = u^k``: the density near an edge is ``s^{p/q}`` times a
+        series in ``s^{1/q}`` with ``q <= deg_G P`` (Puiseux), analytic in ``u`` once ``q | k``."""
+        return {1: 1, 2: 2, 3: 6}.get(self._d, 12)
 
-    def _integrate(self, a, b, prec, tol_dps):
-        """``∫_a^b density`` for ``a < b`` inside one support interval (exact endpoints
-        allowed), split at the midpoint and integrated from each end in the distance."""
+    def _integrate(self, a, b, prec, tol, power=0):
+        """``(∫_a^b x^power density(x) dx, error bound)`` for ``a < b`` (exact endpoints)
+        inside one support interval, to absolute error about ``tol``.
+
+        Split at the midpoint; each half is integrated from its end in the distance ``s``.
+        From a special end (an edge) the variable is ``u = s^{1/k}`` (tanh-sinh; the density
+        is ``s^{p/q}`` times a series in ``s^{1/q}``, analytic in ``u`` when ``q | k``), and
+        the last piece ``[0, ε]`` is dropped with the rigorous bound
+        ``μ_c([a, a + 2ε]) ≤ 2ε |Im G_c(a + ε + iε)|`` (``G_c``: ``G`` minus the atom at
+        ``a``), which is added to the error.  From an ordinary end: Gauss–Legendre in ``s``.
+        """
         with mpmath.workprec(prec):
             an, bn = self._num(a, prec), self._num(b, prec)
             mid = (an + bn) / 2
             total, err = mpmath.mpf(0), mpmath.mpf(0)
             for base, sign, length in ((a, 1, mid - an), (b, -1, bn - mid)):
-                f = self._integrand(base, sign, prec)
-                v, e = mpmath.quad(f, [0, length], error=True)
+                edge = self._edge(base, sign)
+                bw = self._num(base, prec)
+                if edge.special:
+                    k = self._substitution()
+                    eps, bound = edge.tail(length, prec, tol / (8 * max(1, abs(bw) + length) ** power))
+                    f = (lambda u, e=edge, k=k, bw=bw, sg=sign:
+                         k * u ** (k - 1) * e.density(u ** k, prec) * (bw + sg * u ** k) ** power)
+                    v, e = mpmath.quad(f, [mpmath.root(eps, k), mpmath.root(length, k)], error=True)
+                    err += bound * max(abs(bw), abs(bw) + 2 * eps) ** power
+                else:
+                    v, e = mpmath.quad(lambda t, e=edge, bw=bw, sg=sign:
+                                       e.density(t, prec) * (bw + sg * t) ** power,
+                                       [0, length], error=True, method="gauss-legendre")
                 total += v
                 err += e
             return total, err
 
-    def _integrand(self, base, sign, prec):
-        """``s ↦ density(base + sign·s)`` at the current precision, for quadrature."""
-        cache = {}
+    def _edge(self, base, sign):
+        key = ("edge", str(base.expr if isinstance(base, _Pt) else base), sign)
+        if key not in self._cache:
+            self._cache[key] = _Edge(self, base, sign)
+        return self._cache[key]
 
-        def f(s):
-            if s <= 0:
-                return mpmath.mpf(0)
-            key = s
-            if key in cache:
-                return cache[key]
-            p = mpmath.mp.prec
-            bnum = self._num(base, 64)
-            bmag = int(mpmath.mag(bnum)) if bnum else 0
-            extra = max(0, bmag - int(mpmath.mag(s)))
-            wp = p + extra + 8
-            with mpmath.workprec(wp):
-                bnum = self._num(base, wp)
-                x = bnum + sign * s
-            xe = _real_point(x, "cdf")
-            val = self._density_uncertified(xe, wp)
-            cache[key] = val
-            return val
-        return f
+    def moments(self, k, *, dps=15):
+        r"""Moments ``(m_0, …, m_k)`` by quadrature: ``∫ x^n density + Σ a^n·mass``.
 
-    def _density_uncertified(self, xe, prec):
-        """Density at ``prec`` bits, one evaluation (for quadrature; quad checks errors)."""
-        if self._is_special(xe):
-            v = self._density_special(xe, int(prec / _LOG2_10))
-            return mpmath.mpf(0) if mpmath.isinf(v) else v
-        dps = max(5, int(prec / _LOG2_10) - GUARD_DPS)
-        try:
-            kind, v, p = self._boundary_value(xe, dps)
-        except PrecisionError:
-            kind, v, p = self._boundary_value(xe, max(5, dps // 2))
-        if kind == "real":
-            return mpmath.mpf(0)
-        return _density_from_fixed(v, mpmath.mp.prec)
+        An independent route to the exact moments of the law (which the expansion of
+        ``G`` at infinity also gives): every piece is integrated as in :meth:`cdf`.
+
+        Parameters
+        ----------
+        k : int >= 0
+        dps : int >= 1, keyword-only
+
+        Returns
+        -------
+        tuple of mpmath.mpf
+
+        Raises
+        ------
+        FreeprobValueError
+            ``k`` or ``dps`` invalid.
+        PrecisionError
+            If an error estimate exceeds ``10^{-dps}`` (relative to the moment's scale).
+        NotAvailable
+            If the support is unbounded.
+        """
+        dps = _check_dps(dps, "moments")
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+            raise FreeprobValueError(f"AlgebraicCauchy.moments: k must be an integer >= 0; got {k!r}")
+        prec = _bits(dps + GUARD_DPS)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        out = []
+        with mpmath.workprec(prec):
+            scale = max([abs(self._num(v, prec)) for ab in sup for v in ab] +
+                        [abs(self._num(a, prec)) for a, _ in ats] + [mpmath.mpf(1)])
+            for n in range(int(k) + 1):
+                tol = mpmath.mpf(10) ** (-dps - 2) * scale ** n
+                total = mpmath.fsum(self._num(a, prec) ** n * self._num(m, prec) for a, m in ats)
+                err = mpmath.mpf(0)
+                for a, b in sup:
+                    if not (mpmath.isfinite(self._num(a, prec)) and mpmath.isfinite(self._num(b, prec))):
+                        raise NotAvailable("AlgebraicCauchy.moments: unbounded support")
+                    for lo, hi in self._split(a, b, ats, prec):
+                        v, e = self._integrate(lo, hi, prec, tol, power=n)
+                        total += v
+                        err += e
+                if err > 100 * tol:
+                    raise PrecisionError(f"AlgebraicCauchy.moments: quadrature error "
+                                         f"{mpmath.nstr(err, 3)} exceeds the target for m_{n}")
+                with mpmath.workdps(dps):
+                    out.append(+total)
+        return tuple(out)
 
     def cdf(self, x, *, dps=15):
         r"""Distribution function ``F(x) = μ((−∞, x])``: the integral of the density
@@ -1493,10 +1607,10 @@ class AlgebraicCauchy:
                     continue
                 hi = b if xn >= bn else xe
                 for lo2, hi2 in self._split(a, hi, ats, prec):
-                    v, e = self._integrate(lo2, hi2, prec, dps)
+                    v, e = self._integrate(lo2, hi2, prec, mpmath.mpf(10) ** (-dps - 2))
                     total += v
                     err += e
-            if err > mpmath.mpf(10) ** (-dps - 1) * max(abs(total), mpmath.mpf(10) ** (-dps)):
+            if err > mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps)):
                 raise PrecisionError(
                     f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}")
         with mpmath.workdps(dps):
@@ -1550,7 +1664,7 @@ class AlgebraicCauchy:
             for lo, hi in self._split(a, b, ats, prec):
                 comps.append(("ac", lo, hi, None))
         with mpmath.workprec(prec):
-            comps.sort(key=lambda c: (self._num(c[1], prec), 0 if c[0] == "ac" else 1))
+            comps.sort(key=lambda c: (self._num(c[1], prec), 0 if c[0] == "atom" else 1))
             target = mpmath.mpf(_to_mpf(pe, prec))
             if target == 0:
                 with mpmath.workdps(dps):
@@ -1566,7 +1680,7 @@ class AlgebraicCauchy:
                     cum += mass
                     last = self._num(c[1], prec)
                     continue
-                mass, _ = self._integrate(c[1], c[2], prec, dps)
+                mass, _ = self._integrate(c[1], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
                 if cum + mass >= target:
                     x = self._invert(c[1], c[2], target - cum, mass, prec, dps)
                     with mpmath.workdps(dps):
@@ -1585,7 +1699,7 @@ class AlgebraicCauchy:
         for _ in range(200):
             if not lo < x < hi:
                 x = (lo + hi) / 2
-            v, _ = self._integrate(a, _real_point(x, "quantile"), prec, dps)
+            v, _ = self._integrate(a, _real_point(x, "quantile"), prec, mpmath.mpf(10) ** (-dps - 2))
             fx = v - want
             if fx == 0:
                 return x
@@ -1600,6 +1714,165 @@ class AlgebraicCauchy:
             # secant, but fall back to bisection when the secant creeps along one end
             x = xs if abs(xs - mid) < (hi - lo) / 4 else (xs + mid) / 2
         raise PrecisionError("AlgebraicCauchy.quantile: no convergence")
+
+
+class _Edge:
+    """Boundary values along the real axis on one side of a point ``base``, at
+    ``x = base + sign·s``: each new point is continued along the axis from the nearest
+    point already solved (in ``log s``), in doubles when they resolve the point, else in
+    mpmath at a precision that resolves ``s`` relative to ``base``."""
+
+    def __init__(self, owner, base, sign):
+        self.A, self.base, self.sign = owner, base, sign
+        bn = owner._num(base, 64)
+        self.bmag = int(mpmath.mag(bn)) if bn else None
+        self.bf = float(bn)
+        pt = base if isinstance(base, _Pt) else _real_point(base, "cdf")
+        self.special = owner._is_special(pt)
+        self.mass = 0
+        if self.special:
+            for loc, m in owner.atoms(dps=20):
+                if abs(float(sp.N(loc, 20) if isinstance(loc, sp.Basic) else loc) - self.bf) <= \
+                        1e-12 * (1 + abs(self.bf)) and (not isinstance(loc, sp.Basic)
+                                                         or sp.simplify(loc - pt.expr) == 0):
+                    self.mass = m
+        self.nodes = {False: ([], []), True: ([], [])}    # is_mp -> (sorted log s, sels)
+        self.values = {}
+        self.inner = None
+        if self.mass and isinstance(self.mass, sp.Basic) and self.mass != 1:
+            # an atom at the edge: work with the continuous part (G − m/(z − a))/(1 − m)
+            self.inner = owner._deflated(pt, self.mass)._edge(base, sign)
+            self.scale = 1 - self.mass
+
+    def _at(self, s, prec):
+        extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0
+        wp = prec + extra + 8
+        with mpmath.workprec(wp):
+            x = self.A._num(self.base, wp) + self.sign * s
+        pt = _real_point(x, "cdf")
+        J = max(len(r) for r in self.A._rows) - 1
+        ax = abs(pt.xf)
+        use_float = extra <= 30 and (ax == 0 or 1e-290 < ax ** max(J, 1) < 1e290) and ax < 1e100
+        return pt, extra, wp, use_float
+
+    def select(self, s, prec):
+        """``(pt, sel, plan)`` for the point at distance ``s``."""
+        A = self.A
+        pt, extra, wp, use_float = self._at(s, prec)
+        ls = float(mpmath.log(s))
+        keys, sels = self.nodes[not use_float]
+        i = bisect.bisect_left(keys, ls)
+        nbs = sorted((j for j in (i - 1, i) if 0 <= j < len(keys)), key=lambda j: abs(keys[j] - ls))
+        sel = None
+        catch = (_Fail, OverflowError, ZeroDivisionError, ValueError)
+        if use_float:
+            K, bf, sg = A._fkernel(), self.bf, self.sign
+            zf = (lambda t, t1=ls, xf=pt.xf: xf if t == t1 else bf + sg * math.exp(t))
+            for j in nbs[:1]:
+                try:
+                    sel = A._march(K, keys[j], ls, sels[j], zf)
+                except catch:
+                    sel = None
+            if sel is None:
+                try:
+                    sel = A._select_boundary(K, pt.xf)
+                except catch:
+                    sel = None
+        else:
+            tp = 64 + extra + 16
+            fk, fs = self.nodes[False]
+            fi = bisect.bisect_left(fk, ls)
+            cands = [(abs(keys[j] - ls), keys[j], sels[j]) for j in nbs[:1]]
+            cands += [(abs(fk[j] - ls), fk[j], fs[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
+            with mpmath.workprec(tp):
+                K = A._mkernel(tp)
+                bw, sg = A._num(self.base, tp), self.sign
+                xw, lw = mpmath.mpf(pt.mpf(tp)), mpmath.log(s)
+                zf = (lambda t, t1=lw: xw if t == t1 else bw + sg * mpmath.exp(t))
+                for _, t0, nsel in sorted(cands, key=lambda c: c[0])[:1]:
+                    nsel = (nsel[0], mpmath.mpc(nsel[1]), mpmath.mpf(nsel[2]))
+                    try:
+                        sel = A._march(K, mpmath.mpf(t0), lw, nsel, zf)
+                    except _Fail:
+                        sel = None
+                if sel is None:
+                    try:
+                        sel = A._select_boundary(K, xw)
+                    except _Fail:
+                        sel = None
+        if sel is not None and sel[0] != "unsure":
+            keys.insert(i, ls)
+            sels.insert(i, sel)
+        return pt, sel, (extra + 16 if not use_float else 0, use_float)
+
+    def density(self, s, prec):
+        """The density at ``base + sign·s`` (``s > 0``) to about ``prec`` bits."""
+        if s <= 0:
+            return mpmath.mpf(0)
+        if self.inner is not None:
+            return self.inner.density(s, prec) * self.A._num(self.scale, prec)
+        key = (s, prec)
+        if key in self.values:
+            return self.values[key]
+        A = self.A
+        dps = max(5, int(prec / _LOG2_10) - GUARD_DPS + 2)
+        pt, sel, plan = self.select(s, prec)
+        if A._is_special(pt):
+            v = A._density_exact_point(pt, dps)
+            v = mpmath.mpf(0) if mpmath.isinf(v) else v
+        else:
+            kind, g, _ = A._boundary_value(pt, dps, sel, plan=plan)
+            v = mpmath.mpf(0) if kind == "real" else _density_from_fixed(g, mpmath.mp.prec)
+        self.values[key] = v
+        return v
+
+    def tail(self, length, prec, tol):
+        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound``,
+        ``bound ≤ tol``."""
+        if self.inner is not None:
+            sc = self.A._num(self.scale, prec)
+            eps, bound = self.inner.tail(length, prec, tol / sc)
+            return eps, bound * sc
+        eps = length / 4
+        prev = None
+        for _ in range(200):
+            bound = self._bound(eps)
+            if bound is not None and bound <= tol:
+                return eps, bound
+            if bound is None or not bound or prev is None:
+                new = eps / 256
+            else:          # local exponent of the bound, extrapolated with a margin
+                beta = min(max(mpmath.log(prev[1] / bound) / mpmath.log(prev[0] / eps), 0.05), 2)
+                new = max(min(eps / 4, eps * (tol / (4 * bound)) ** (1 / beta)), eps * 2 ** -64)
+            if bound:
+                prev = (eps, bound)
+            eps = new
+        raise PrecisionError("AlgebraicCauchy.cdf: cannot bound the mass near the edge "
+                             f"{self.base}")
+
+    def _bound(self, eps):
+        """``2ε |Im G_c(base + sign·ε + iε)|`` (a slight over-estimate), or ``None``."""
+        A = self.A
+        pt, sel, plan = self.select(eps, 64)
+        if sel is None:
+            return None
+        kind, g, rho = sel
+        is_mp = not isinstance(g, complex)
+        with mpmath.workprec(max(64, plan[0] + 80)):
+            K = A._mkernel(mpmath.mp.prec) if is_mp else A._fkernel()
+            x = mpmath.mpf(pt.mpf(mpmath.mp.prec)) if is_mp else pt.xf
+            e = mpmath.mpf(eps) if is_mp else float(eps)
+            if not is_mp and not e:
+                return None
+            try:
+                z, g1, _ = A._track(K, lambda t: x + K.I * t, 0 * e, e, g, rho)
+            except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                return None
+            gz = mpmath.mpc(g1)
+            if self.mass:
+                m = mpmath.mpf(_to_mpf(self.mass, 64)) if isinstance(self.mass, sp.Basic) else self.mass
+                gz -= m / (mpmath.mpc(z) - A._num(self.base, mpmath.mp.prec))
+            return 2.5 * mpmath.mpf(eps) * abs(gz.imag)
 
 
 def _num_real_polyroots(cs, prec):

@@ -1,0 +1,278 @@
+r"""Numeric Cauchy transforms of algebraic laws (freeprob.numeric.AlgebraicCauchy).
+
+Every law is given by its Cauchy equation ``P(G, z) = 0``; each value is checked against
+an independent source named in a comment: a closed-form density, the Haagerup–Möller
+parametrization of the Fuss–Catalan laws (checked here to integrate to 1 with the
+Fuss–Catalan moments), or the exact moments computed by the exact core of freeprob
+(free cumulants, a route that never sees ``P``).
+"""
+from math import comb
+
+import mpmath
+import pytest
+import sympy as sp
+
+import freeprob as fp
+from freeprob.errors import FreeprobValueError
+from freeprob.numeric import AlgebraicCauchy
+from freeprob.symbols import G, z
+
+R = sp.Rational
+mpf = mpmath.mpf
+
+
+def law(expr):
+    return AlgebraicCauchy(sp.Poly(expr, G, z))
+
+
+def mp_eq(c):
+    # MP(c) = FreePoisson(1/c, c): R(w) = 1/(1 − c w); z = R(G) + 1/G gives
+    # c z G² + (1 − c − z) G + 1 = 0
+    return c * z * G**2 + (1 - c - z) * G + 1
+
+
+def mp_density(c):
+    def f(x):          # evaluated at the caller's precision
+        cc = mpf(sp.N(c, mpmath.mp.dps + 10))
+        a, b = (1 - mpmath.sqrt(cc)) ** 2, (1 + mpmath.sqrt(cc)) ** 2
+        return mpmath.sqrt((b - x) * (x - a)) / (2 * mpmath.pi * cc * x) if a < x < b else mpf(0)
+    return f
+
+
+# name -> (P, exact density or None, support, atoms, exact moments m_0..m_6, closed-form G)
+LAWS = {
+    # semicircle of variance σ²: σ²G² − zG + 1 = 0, density sqrt(4σ² − x²)/(2πσ²) [MS17] §2.1
+    "semicircle_2": (2 * G**2 - z * G + 1,
+                     lambda x: mpmath.sqrt(8 - x**2) / (4 * mpmath.pi) if abs(x) < mpmath.sqrt(8) else mpf(0),
+                     ((-2 * sp.sqrt(2), 2 * sp.sqrt(2)),), (),
+                     fp.Semicircle(0, 2).moments(6),
+                     lambda w: (w - mpmath.sqrt(w - mpmath.sqrt(8)) * mpmath.sqrt(w + mpmath.sqrt(8))) / 4),
+    # Marchenko–Pastur MP(c), density sqrt((b−x)(x−a))/(2πcx), atom 1 − 1/c at 0 for c > 1
+    "mp_2": (mp_eq(2), mp_density(2), ((3 - 2 * sp.sqrt(2), 3 + 2 * sp.sqrt(2)),), ((0, R(1, 2)),),
+             fp.MarchenkoPastur(2).moments(6), None),
+    "mp_1/2": (mp_eq(R(1, 2)), mp_density(R(1, 2)),
+               ((R(3, 2) - sp.sqrt(2), R(3, 2) + sp.sqrt(2)),), (),
+               fp.MarchenkoPastur(R(1, 2)).moments(6), None),
+    "mp_1": (mp_eq(1), mp_density(1), ((0, 4),), (), fp.MarchenkoPastur(1).moments(6), None),
+    # Fuss–Catalan s = 2, 3: z^s G^{s+1} − zG + 1 = 0 (B = zG solves B = 1 + B^{s+1}/z),
+    # moments C((s+1)n, n)/(sn + 1) = free Poisson(1)^{⊠s}
+    "fuss_catalan_2": (z**2 * G**3 - z * G + 1, None, ((0, R(27, 4)),), (),
+                       fp.free_mul(fp.FreePoisson(1), fp.FreePoisson(1)).moments(6), None),
+    "fuss_catalan_3": (z**3 * G**4 - z * G + 1, None, ((0, R(256, 27)),), (),
+                       fp.free_mul(fp.FreePoisson(1), fp.FreePoisson(1), fp.FreePoisson(1)).moments(6),
+                       None),
+    # arcsine = Bernoulli(±1) ⊞ Bernoulli(±1): G = 1/sqrt(z² − 4), density 1/(π sqrt(4 − x²))
+    "arcsine": ((z**2 - 4) * G**2 - 1,
+                lambda x: 1 / (mpmath.pi * mpmath.sqrt(4 - x**2)) if abs(x) < 2 else mpf(0),
+                ((-2, 2),), (),
+                fp.free_add(fp.Bernoulli(R(1, 2), -1, 1), fp.Bernoulli(R(1, 2), -1, 1)).moments(6),
+                lambda w: 1 / (mpmath.sqrt(w - 2) * mpmath.sqrt(w + 2))),
+    # pqp for free projections of trace 1/2: G = 1/(2z) + 1/(2 sqrt(z(z − 1))), so
+    # (2zG − 1)²(z − 1) = z, i.e. 4z²(z−1)G² − 4z(z−1)G − 1 = 0; law (1/2)δ_0 + density
+    # 1/(2π sqrt(x(1−x))) on [0, 1], moments C(2n, n)/4^n/2 for n ≥ 1
+    "pqp": (4 * z**2 * (z - 1) * G**2 - 4 * z * (z - 1) * G - 1,
+            lambda x: 1 / (2 * mpmath.pi * mpmath.sqrt(x * (1 - x))) if 0 < x < 1 else mpf(0),
+            ((0, 1),), ((0, R(1, 2)),),
+            (1,) + tuple(R(comb(2 * n, n), 2 * 4**n) for n in range(1, 7)),
+            lambda w: 1 / (2 * w) + 1 / (2 * mpmath.sqrt(w) * mpmath.sqrt(w - 1))),
+}
+
+_INSTANCES = {}
+
+
+def inst(name):
+    if name not in _INSTANCES:
+        _INSTANCES[name] = law(LAWS[name][0])
+    return _INSTANCES[name]
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol * max(abs(b), mpf(1) if b == 0 else abs(b))
+
+
+def hm_points(s, n, dps):
+    r"""Haagerup–Möller parametrization of the Fuss–Catalan law of order s:
+    x(φ) = sin((s+1)φ)^{s+1}/(sin φ sin(sφ)^s), density
+    sin(φ)² sin(sφ)^{s−1}/(π sin((s+1)φ)^s), 0 < φ < π/(s+1)."""
+    with mpmath.workdps(dps + 20):
+        out = []
+        for i in range(n):
+            f = mpmath.pi / (s + 1) * (i + mpf(1) / 2) / n
+            x = mpmath.sin((s + 1) * f) ** (s + 1) / (mpmath.sin(f) * mpmath.sin(s * f) ** s)
+            d = mpmath.sin(f) ** 2 * mpmath.sin(s * f) ** (s - 1) / mpmath.sin((s + 1) * f) ** s / mpmath.pi
+            out.append((x, d))
+        return sorted(out)
+
+
+@pytest.mark.parametrize("s", [2, 3])
+def test_haagerup_moller_reference_is_the_fuss_catalan_law(s):
+    # the reference itself: mass 1 and moments C((s+1)n, n)/(sn+1) (Haagerup–Möller 2012)
+    with mpmath.workdps(30):
+        x = lambda f: mpmath.sin((s + 1) * f) ** (s + 1) / (mpmath.sin(f) * mpmath.sin(s * f) ** s)
+        d = lambda f: mpmath.sin(f) ** 2 * mpmath.sin(s * f) ** (s - 1) / mpmath.sin((s + 1) * f) ** s / mpmath.pi
+        for n in range(4):
+            v = mpmath.quad(lambda f: x(f) ** n * d(f) * -mpmath.diff(x, f), [0, mpmath.pi / (s + 1)])
+            assert abs(v - comb((s + 1) * n, n) / mpf(s * n + 1)) < mpf(10) ** -20
+
+
+@pytest.mark.parametrize("P,s", [(z**2 * G**3 - z * G + 1, 2), (z**3 * G**4 - z * G + 1, 3),
+                                 ((z**2 * G**3 - z * G + 1) * (G - 5), 2)],
+                         ids=["s=2", "s=3", "s=2 times spurious factor G-5 (wrong-branch trap)"])
+def test_fuss_catalan_density_1000_points(P, s):
+    # reference: Haagerup–Möller parametrization, 1000 points, 30 digits
+    ref = hm_points(s, 1000, 30)
+    vals = law(P).density_grid([x for x, _ in ref], dps=30)
+    bad = [(mpmath.nstr(x, 10), v, d) for (x, d), v in zip(ref, vals) if not close(v, d, mpf(10) ** -20)]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("name", [n for n in LAWS if LAWS[n][1] is not None])
+def test_density_matches_closed_form(name):
+    A, dens = inst(name), LAWS[name][1]
+    lo, hi = [float(sp.N(v)) for v in (LAWS[name][2][0][0], LAWS[name][2][-1][1])]
+    lo, hi = sp.Rational(repr(lo)), sp.Rational(repr(hi))
+    xs = [lo + (hi - lo) * R(3 * i + 1, 69) for i in range(23)] + [hi + 1, lo - 1]
+    for x in xs:
+        v = A.density(x, dps=30)                     # exact rational points
+        with mpmath.workdps(50):
+            ref = dens(mpf(sp.N(x, 60)))
+        assert v >= 0
+        assert close(v, ref, mpf(10) ** -27), (x, v, ref)
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_support_and_atoms_exact(name):
+    A = inst(name)
+    sup, ats = A.support(), A.atoms()
+    assert len(sup) == len(LAWS[name][2])
+    for (a, b), (ea, eb) in zip(sup, LAWS[name][2]):
+        assert sp.simplify(a - ea) == 0 and sp.simplify(b - eb) == 0, (sup, LAWS[name][2])
+    assert ats == LAWS[name][3]
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_moments_by_quadrature(name):
+    # ∫ x^k density + Σ a^k mass = exact moments (exact core of freeprob), k ≤ 6, at 30 digits
+    A = inst(name)
+    m = A.moments(6, dps=30)
+    exact = LAWS[name][4]
+    assert all(abs(v - mpf(sp.N(e, 40))) < mpf(10) ** -25 for v, e in zip(m, exact)), (m, exact)
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_grid_equals_pointwise_and_dps_stable(name):
+    A = inst(name)
+    lo, hi = [float(sp.N(v)) for v in (LAWS[name][2][0][0], LAWS[name][2][-1][1])]
+    xs = sorted([lo - 0.5] + [lo + (hi - lo) * (i + 0.37) / 25 for i in range(25)] + [hi + 0.25])
+    grid = A.density_grid(xs, dps=30)
+    assert grid == [A.density(x, dps=30) for x in xs]
+    assert grid[0] == 0 and grid[-1] == 0              # outside the support: exactly 0
+    assert all(v >= 0 for v in grid)
+    hi50 = A.density_grid(xs, dps=50)
+    with mpmath.workdps(30):
+        assert [+v for v in hi50] == grid                # 50 digits round to the same 30
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_cauchy_off_axis(name):
+    A = inst(name)
+    P = sp.lambdify((G, z), LAWS[name][0], "mpmath")
+    closed = LAWS[name][5]
+    for w in (mpmath.mpc(0.3, 0.7), mpmath.mpc(-1.5, 0.01), mpmath.mpc(4, 2), mpmath.mpc(0.5, -0.2)):
+        g = A.cauchy(w, dps=30)
+        with mpmath.workdps(40):
+            assert abs(P(g, w)) < mpf(10) ** -25 * (1 + abs(g)) ** 4 * (1 + abs(w)) ** 4
+        assert (g.imag < 0) == (w.imag > 0)
+        if closed is not None:
+            with mpmath.workdps(40):
+                assert close(g, closed(w), mpf(10) ** -28)
+
+
+def test_marchenko_pastur_closed_form_cauchy():
+    # MP(2): G = (z + c − 1 − sqrt((z − a)(z − b)))/(2cz), principal branches for Im z > 0
+    A = inst("mp_2")
+    with mpmath.workdps(40):
+        c = mpf(2)
+        a, b = (1 - mpmath.sqrt(c)) ** 2, (1 + mpmath.sqrt(c)) ** 2
+        for w in (mpmath.mpc(1, 1), mpmath.mpc(7, 0.5), mpmath.mpc(-1, 3)):
+            ref = (w + c - 1 - mpmath.sqrt(w - a) * mpmath.sqrt(w - b)) / (2 * c * w)
+            assert close(A.cauchy(w, dps=30), ref, mpf(10) ** -28)
+
+
+def test_real_cauchy_outside_support_is_real():
+    # semicircle σ² = 1 at x = 3: G = (3 − sqrt 5)/2
+    A = law(G**2 - z * G + 1)
+    v = A.cauchy(3, dps=40)
+    assert isinstance(v, mpmath.mpf)
+    with mpmath.workdps(45):
+        assert abs(v - (3 - mpmath.sqrt(5)) / 2) < mpf(10) ** -39
+    with pytest.raises(FreeprobValueError, match="support"):
+        A.cauchy(1, dps=15)
+
+
+def test_cdf_and_quantile_with_atom():
+    # pqp: F(x) = 1/2 + arcsin(sqrt x)/π on [0, 1]; MP(2): atom 1/2 at 0
+    A = inst("pqp")
+    with mpmath.workdps(30):
+        assert close(A.cdf(R(1, 4), dps=20), mpf(1) / 2 + mpmath.asin(mpf(1) / 2) / mpmath.pi, mpf(10) ** -19)
+        assert A.cdf(-1, dps=20) == 0
+        assert A.quantile(R(1, 4), dps=20) == 0                 # inside the atom's jump
+        assert close(A.quantile(R(3, 4), dps=20), mpf(1) / 2, mpf(10) ** -18)
+    B = inst("mp_2")
+    assert close(B.cdf(0, dps=20), mpf(1) / 2, mpf(10) ** -19)
+    assert B.quantile(R(1, 2), dps=15) == 0
+    assert B.quantile(0, dps=15) == 0
+
+
+def test_special_points():
+    # semicircle at its edge: 0; MP(1) at its hard edge 0: unbounded; MP(2) at its atom: continuous part 0
+    assert law(G**2 - z * G + 1).density(2, dps=20) == 0
+    assert inst("mp_1").density(0, dps=20) == mpmath.inf
+    assert inst("mp_2").density(0, dps=20) == 0
+
+
+def test_irrational_coefficients():
+    # semicircle of variance sqrt(2) ⇒ sqrt(2) G² − zG + 1 = 0, density sqrt(4√2 − x²)/(2π√2)
+    A = law(sp.sqrt(2) * G**2 - z * G + 1)
+    with mpmath.workdps(40):
+        s2 = mpmath.sqrt(2)
+        assert close(A.density(1, dps=30), mpmath.sqrt(4 * s2 - 1) / (2 * mpmath.pi * s2), mpf(10) ** -28)
+    (a, b), = A.support(dps=20)
+    with mpmath.workdps(25):
+        assert close(b, 2 * mpmath.sqrt(mpmath.sqrt(2)), mpf(10) ** -19) and close(a, -b, mpf(10) ** -19)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, None, True])
+def test_bad_dps(bad):
+    A = law(G**2 - z * G + 1)
+    for call in (lambda: A.density(0, dps=bad), lambda: A.cauchy(1j, dps=bad),
+                 lambda: A.support(dps=bad), lambda: A.cdf(0, dps=bad)):
+        with pytest.raises(FreeprobValueError, match="dps must be an integer >= 1"):
+            call()
+
+
+def test_bad_points_and_polys():
+    A = law(G**2 - z * G + 1)
+    for x in (1j, mpmath.mpc(1, 1), sp.I, "abc", float("nan")):
+        with pytest.raises(FreeprobValueError):
+            A.density(x, dps=15)
+    with pytest.raises(FreeprobValueError, match="real"):
+        A.density(complex(1, 0.5), dps=15)
+    for p in (-0.1, 1.5, 2):
+        with pytest.raises(FreeprobValueError, match=r"\[0, 1\]"):
+            A.quantile(p, dps=15)
+    x = sp.Symbol("x")
+    with pytest.raises(FreeprobValueError, match="generators"):
+        AlgebraicCauchy(sp.Poly(x * G**2 - G + 1, G, x))
+    with pytest.raises(FreeprobValueError, match="sympy Poly"):
+        AlgebraicCauchy(G**2 - z * G + 1)
+    with pytest.raises(FreeprobValueError, match="degree >= 1 in G"):
+        AlgebraicCauchy(sp.Poly(z + 0 * G, G, z))
+    with pytest.raises(FreeprobValueError, match="exact"):
+        AlgebraicCauchy(sp.Poly(sp.Float(0.5) * G**2 - z * G + 1, G, z))
+    with pytest.raises(FreeprobValueError, match="real"):
+        AlgebraicCauchy(sp.Poly(sp.I * G**2 - z * G + 1, G, z))
+    with pytest.raises(FreeprobValueError, match="1/z"):
+        AlgebraicCauchy(sp.Poly(G - 5, G, z))
+    with pytest.raises(FreeprobValueError, match="sorted"):
+        A.density_grid([1, 0], dps=15)
