@@ -511,7 +511,7 @@ def exact_ring_for(exprs) -> CoefficientRing:
     if all(e.is_Rational for e in exprs):
         return QQ
     K, _ = construct_domain(exprs, field=True, extension=True)
-    if not K.is_EX and _represents(K, exprs, {}):
+    if not K.is_EX and _represents(K, exprs):
         return SymbolicRing(K)
     # Replace the irrational algebraic numbers (sqrt(2), 3**(1/3)) and, if needed, the
     # transcendental constants (log(8), exp(1/4)) by generators with fixed names.
@@ -526,12 +526,12 @@ def exact_ring_for(exprs) -> CoefficientRing:
                    enumerate(sorted(atoms, key=sp.default_sort_key))}
         replaced = [e.xreplace(forward) for e in exprs]
         K, _ = construct_domain(replaced, field=True)
-        if not K.is_EX and _represents(K, replaced, {}):
+        if not K.is_EX and _represents(K, replaced):
             return SymbolicRing(K, replacements=forward)
     return SymbolicRing.for_expressions(exprs)
 
 
-def _represents(K, exprs, _):
+def _represents(K, exprs):
     try:
         for e in exprs:
             K.from_sympy(e)

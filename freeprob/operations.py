@@ -39,11 +39,6 @@ def _law(obj, who, name):
     return obj
 
 
-def _nonnegative_support(law) -> bool | None:
-    """True/False if the law is provably (not) supported on [0, ∞); None if unknown."""
-    return law._nonnegative()
-
-
 def _half_line(law) -> bool:
     return law._nonnegative() is True or law._nonpositive() is True
 
@@ -74,7 +69,7 @@ class FreeAdd(Law):
         return all(law._infinitely_divisible() for law in self.laws)
 
     def _nonnegative(self):
-        flags = [_nonnegative_support(law) for law in self.laws]
+        flags = [law._nonnegative() for law in self.laws]
         return True if all(f is True for f in flags) else None
 
 
@@ -135,7 +130,7 @@ class FreeMul(Law):
                 f"non-zero mean; got means {means[0]} and {means[1]}"
             )
         if not (_half_line(self.left) or _half_line(self.right)):
-            if _nonnegative_support(self.left) is False and _nonnegative_support(self.right) is False \
+            if self.left._nonnegative() is False and self.right._nonnegative() is False \
                     and self.left._nonpositive() is False and self.right._nonpositive() is False:
                 raise FreeprobValueError(
                     "free_mul: μ ⊠ ν is a law only when one factor is supported on a half-line "
@@ -184,7 +179,7 @@ class FreeMul(Law):
         return sp.Max(za, zb)
 
     def _nonnegative(self):
-        if _nonnegative_support(self.left) is True and _nonnegative_support(self.right) is True:
+        if self.left._nonnegative() is True and self.right._nonnegative() is True:
             return True
         return None
 
@@ -311,7 +306,7 @@ class Shift(Law):
         return self.law._infinitely_divisible()
 
     def _nonnegative(self):
-        if _nonnegative_support(self.law) is True and self.a.is_nonnegative:
+        if self.law._nonnegative() is True and sign(self.a) in (0, 1):
             return True
         return None
 
@@ -558,7 +553,7 @@ class Mixture(Law):
         return sp.Add(*[wt * m for wt, m in zip(self.weights, masses)])
 
     def _nonnegative(self):
-        return True if all(_nonnegative_support(law) is True for law in self.laws) else None
+        return True if all(law._nonnegative() is True for law in self.laws) else None
 
 
 def mixture(laws, weights=None) -> Law:  # noqa: D417
@@ -635,7 +630,7 @@ class RectangularCompanion(Law):
         return None if zm is None else self.ratio * zm + 1 - self.ratio
 
     def _nonnegative(self):
-        return _nonnegative_support(self.law)
+        return self.law._nonnegative()
 
 
 def rectangular_companion(law, ratio) -> Law:
