@@ -20,7 +20,7 @@ compound free Poisson π(ν,t)   from ``R(w) = (t/w)(G_ν(1/w)/w − 1)``
 ``mixture``                    ``G = Σ w_i G_i`` eliminated by resultants
 ``rectangular_companion``      ``G' = c G + (1 − c)/z``
 ``pushforward`` by ``p``       ``G_p(ζ) = Σ_{p(r)=ζ} G(r)/p′(r)``, roots eliminated by the
-                               tower of divided differences of ``p`` (degree ≤ 2)
+                               tower of divided differences of ``p``
 =============================  ==========================================================
 
 The conversions between the G-, R- and S-polynomials use ``z = R(G) + 1/G`` and
@@ -37,8 +37,10 @@ References
 """
 from __future__ import annotations
 
+import math
 from functools import singledispatch
 
+import flint
 import sympy as sp
 
 from .errors import FreeprobValueError, NotAvailable
@@ -65,6 +67,8 @@ _R = sp.Dummy("R")
 _S = sp.Dummy("S")
 _U = sp.Dummy("u")
 _EPS = sp.Dummy("epsilon")
+#: largest G-degree of a pushforward eliminant ((deg_G P)^d · d!) that is attempted
+_MAX_PUSHFORWARD_DEGREE = 64
 
 
 def _numer(expr, *gens):
@@ -101,9 +105,149 @@ def s_to_g(L):
     return _numer(_expr(L).subs({_S: G / (z * G - 1), _U: z * G - 1}, simultaneous=True), G, z)
 
 
+# -- elimination: FLINT multivariate integer polynomials when possible ------------------
+def _poly_to_rational(poly, variables):
+    """Re-express a ``Poly`` over ℤ, ℚ or ℤ[…]/ℚ[…] in ``variables`` without going through
+    sympy expressions (which is slow for eliminants with thousands of terms)."""
+    dom = poly.domain
+    try:
+        gi = [variables.index(g) for g in poly.gens]
+    except ValueError:
+        return None
+    n = len(variables)
+    out = {}
+    if dom.is_ZZ or dom.is_QQ:
+        for m, c in poly.rep.to_dict().items():
+            key = [0] * n
+            for i, e in zip(gi, m):
+                key[i] = e
+            out[tuple(key)] = dom.to_sympy(c)
+    elif dom.is_PolynomialRing and (dom.domain.is_ZZ or dom.domain.is_QQ):
+        try:
+            pi = [variables.index(s) for s in dom.symbols]
+        except ValueError:
+            return None
+        for m, c in poly.rep.to_dict().items():
+            for pm, pc in c.items():
+                key = [0] * n
+                for i, e in zip(gi, m):
+                    key[i] = e
+                for i, e in zip(pi, pm):
+                    key[i] += e
+                out[tuple(key)] = out.get(tuple(key), 0) + dom.domain.to_sympy(pc)
+    else:
+        return None
+    return sp.Poly.from_dict(out, *variables, domain=sp.QQ)
+
+
+def _rational_poly(expr, variables):
+    """``expr`` (or its numerator) as a ``Poly`` over ℚ in ``variables``, or ``None``."""
+    errors = (sp.polys.polyerrors.PolynomialError, sp.polys.polyerrors.CoercionFailed)
+    if isinstance(expr, sp.Poly):
+        direct = _poly_to_rational(expr, variables)
+        if direct is not None:
+            return direct
+        expr = expr.as_expr()
+    try:
+        return sp.Poly(expr, *variables, domain=sp.QQ)
+    except errors:
+        pass
+    try:
+        return sp.Poly(sp.fraction(sp.together(expr))[0], *variables, domain=sp.QQ)
+    except errors:
+        return None
+
+
+def _flint_context(exprs, gens):
+    """An ``fmpz_mpoly`` context for ``exprs`` and their integer-coefficient numerators.
+
+    Returns ``(ctx, variables, numerators)``, where the variables are ``gens`` followed by
+    the parameters (free symbols), or ``None`` when a coefficient is not rational (e.g.
+    ``sqrt(2)`` or ``log(8)``), in which case sympy's elimination is used instead.
+    """
+    exprs = [e if isinstance(e, sp.Poly) else sp.sympify(e) for e in exprs]
+    params = sorted(set().union(*[e.free_symbols for e in exprs]) - set(gens),
+                    key=sp.default_sort_key)
+    variables = tuple(gens) + tuple(params)
+    polys = [_rational_poly(e, variables) for e in exprs]
+    if any(p is None or p.is_zero for p in polys):
+        return None
+    ctx = flint.fmpz_mpoly_ctx.get(tuple(f"v{i}" for i in range(len(variables))), "lex")
+    out = []
+    for poly in polys:
+        terms = poly.terms()
+        den = sp.ilcm(*[c.q for _, c in terms])
+        out.append(ctx.from_dict({m: int(c * den) for m, c in terms}))
+    return ctx, variables, out
+
+
+def _from_flint(f, variables, gens):
+    """The sympy ``Poly`` in ``gens`` (content removed) of an ``fmpz_mpoly`` over ``variables``.
+
+    Variables other than ``gens`` that still occur become the coefficient domain ℤ[...];
+    eliminated variables (degree 0 everywhere) are dropped.
+    """
+    terms = {m: int(c) for m, c in f.to_dict().items()}
+    gi = [variables.index(g) for g in gens]
+    used = [i for i in range(len(variables))
+            if i not in gi and any(m[i] for m in terms)]
+    if not used:
+        poly = sp.Poly.from_dict({tuple(m[i] for i in gi): c for m, c in terms.items()},
+                                 *gens, domain=sp.ZZ)
+    else:
+        domain = sp.ZZ[tuple(variables[i] for i in used)]
+        grouped = {}
+        for m, c in terms.items():
+            grouped.setdefault(tuple(m[i] for i in gi), {})[tuple(m[i] for i in used)] = c
+        ring = domain.ring
+        poly = sp.Poly.from_dict({k: ring.from_dict(v) for k, v in grouped.items()},
+                                 *gens, domain=domain)
+    return poly.primitive()[1]
+
+
+def _eliminate(first, steps, gens):
+    """Eliminate variables by successive resultants: ``first``, then ``Res_v(·, q)`` for
+    each ``(q, v)`` in ``steps``; the result is a ``Poly`` in ``gens``.
+
+    Uses FLINT's multivariate resultants over ℤ (parameters as extra variables) when all
+    coefficients are rational, sympy's otherwise.
+    """
+    exprs = [first] + [q for q, _ in steps]
+    elim = [v for _, v in steps]
+    flint_data = _flint_context(exprs, tuple(gens) + tuple(elim))
+    if flint_data is not None:
+        ctx, variables, polys = flint_data
+        acc = polys[0]
+        for q, v in zip(polys[1:], elim):
+            acc = acc.resultant(q, ctx.names()[variables.index(v)])
+            if acc.is_zero():
+                raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
+            # Only the zero set matters: drop repeated factors, and factors free of the
+            # unknown gens[0] (they stay free of it through later eliminations).
+            _, parts = acc.factor_squarefree()
+            acc = ctx.constant(1)
+            for f, _ in parts:
+                if f.degrees()[0] > 0:
+                    acc = acc * f
+        return _from_flint(acc, variables, gens)
+    acc = sp.expand(first)
+    for q, v in steps:
+        res = sp.resultant(sp.Poly(acc, v, *gens), sp.Poly(sp.expand(q), v, *gens), v)
+        acc = sp.expand(res.as_expr() if isinstance(res, sp.Poly) else res)
+    return _numer(acc, *gens)
+
+
 def _resultant(p, q, var, gens):
-    res = sp.resultant(sp.Poly(p, var, *gens), sp.Poly(q, var, *gens), var)
-    return _numer(res.as_expr() if isinstance(res, sp.Poly) else res, *gens)
+    return _eliminate(p, [(q, var)], gens)
+
+
+def _factor_list(P):
+    """The irreducible factors of ``P(G, z)`` (FLINT when the coefficients are rational)."""
+    flint_data = _flint_context([P], (G, z))
+    if flint_data is None:
+        return [f for f, _ in sp.factor_list(P)[1]]
+    _, variables, (f,) = flint_data
+    return [_from_flint(g, variables, (G, z)) for g, _ in f.factor()[1]]
 
 
 # -- per-law (possibly reducible) equations ----------------------------------------------
@@ -233,38 +377,36 @@ def _(law: Pushforward):
     # G_p(ζ) = Σ_{i=1}^{d} G(r_i)/p'(r_i) over the roots r_i of p(r) = ζ.  The roots are
     # generated by the tower q_1 = p(r_1) − ζ, q_{k+1} = divided difference of q_k in its
     # last variable; y_i = G(r_i)/p'(r_i) satisfy F(y_i, r_i) = P(y_i p'(r_i), r_i) = 0.
+    # The eliminant is (true equation)^{d!} times spurious factors; cauchy_equation
+    # factors it and keeps the factor satisfied by the Cauchy series.
     coeffs = law.coefficients
     d = len(coeffs) - 1
-    if d > 2:
-        raise NotAvailable(
-            f"pushforward: the Cauchy equation is derived for polynomials of degree <= 2; "
-            f"got degree {d} (the elimination tower grows as (deg G)^d; moments, cumulants "
-            "and transforms of this law are available)"
-        )
     P = raw_cauchy_equation(law.law)
+    m = sp.degree(P, G)
+    if m**d * math.factorial(d) > _MAX_PUSHFORWARD_DEGREE:
+        raise NotAvailable(
+            f"pushforward: the elimination for a degree-{d} polynomial of a law whose "
+            f"Cauchy equation has degree {m} in G has degree {m**d * math.factorial(d)} in G, "
+            f"beyond the supported {_MAX_PUSHFORWARD_DEGREE} (moments, cumulants and "
+            "transforms of this law are available)"
+        )
     r = sp.symbols(f"r1:{d + 1}", cls=sp.Dummy)
     y = sp.symbols(f"y1:{d + 1}", cls=sp.Dummy)
     tvar = sp.Dummy("t")
     p = sp.Add(*[c * tvar**i for i, c in enumerate(coeffs)])
     dp = sp.diff(p, tvar)
-    # Σ y_i = G: eliminate y_1 .. y_d
-    total = G - sp.Add(*y[1:])
-    expr = sp.expand(sp.fraction(sp.together(
-        _expr(P).subs({G: total * dp.subs(tvar, r[0]), z: r[0]}, simultaneous=True)))[0])
-    for i in range(1, d):
-        Fi = sp.fraction(sp.together(_expr(P).subs({G: y[i] * dp.subs(tvar, r[i]), z: r[i]},
-                                                    simultaneous=True)))[0]
-        expr = sp.resultant(sp.expand(expr), sp.expand(Fi), y[i])
-    # eliminate r_d .. r_1 with the divided-difference tower
+
+    def branch(yi, ri):  # P(y p'(r), r) = 0
+        return _expr(P).subs({G: yi * dp.subs(tvar, ri), z: ri}, simultaneous=True)
+
+    # Σ y_i = G: eliminate y_2 .. y_d, then r_d .. r_1 by the divided-difference tower
+    steps = [(branch(y[i], r[i]), y[i]) for i in range(1, d)]
     tower = [sp.expand(p.subs(tvar, r[0]) - z)]
     for k in range(1, d):
         prev = tower[-1]
-        # divided difference in the last root variable: (q(.., r_k) - q(.., r_{k+1}))/(r_k - r_{k+1})
-        nxt = sp.cancel((prev - prev.subs(r[k - 1], r[k])) / (r[k - 1] - r[k]))
-        tower.append(sp.expand(nxt))
-    for k in reversed(range(d)):
-        expr = sp.resultant(sp.expand(expr), tower[k], r[k])
-    return _numer(expr, G, z)
+        tower.append(sp.expand(sp.cancel((prev - prev.subs(r[k - 1], r[k])) / (r[k - 1] - r[k]))))
+    steps += [(tower[k], r[k]) for k in reversed(range(d))]
+    return _eliminate(branch(G - sp.Add(*y[1:]), r[0]), steps, (G, z))
 
 
 # -- irreducible equation ---------------------------------------------------------------
@@ -301,15 +443,21 @@ def cauchy_equation(law: Law) -> sp.Poly:
     Notes
     -----
     The eliminant is factored and the factor that the Cauchy series satisfies is
-    kept; the series check uses ``2 deg_G(P) deg_z(P) + 10`` exact terms, more than the
-    order to which a wrong factor could vanish (a resultant-degree bound).
+    kept; the series check uses more exact terms than the order to which a wrong
+    factor could vanish (a resultant-degree bound).  Elimination and factoring run in
+    FLINT's multivariate integer polynomials (parameters as extra variables) when every
+    coefficient is rational, in sympy otherwise.
     """
     P = raw_cauchy_equation(law)
-    _, factors = sp.factor_list(P)
-    candidates = [f for f, _ in factors if sp.degree(f, G) >= 1]
+    candidates = [f for f in _factor_list(P) if sp.degree(f, G) >= 1]
     if len(candidates) == 1:
         return _normalize(candidates[0])
-    order = 2 * sp.degree(P, G) * max(sp.degree(P, z), 1) + 10
+    # A wrong irreducible factor f (degrees a_f, b_f) and the true one F (degrees ≤ A, B)
+    # have a non-zero resultant of degree ≤ a_f B + b_f A in z, so f(G(z), z) cannot vanish
+    # to more than b_f + a_f B + b_f A orders at infinity.
+    degs = [(sp.degree(f, G), sp.degree(f, z)) for f in candidates]
+    A, B = max(a for a, _ in degs), max(b for _, b in degs)
+    order = max(b + a * B + b * A for a, b in degs) + 2
     candidates.sort(key=lambda f: (sp.degree(f, G), sp.degree(f, z)))
     symbols = sorted(law.free_symbols, key=sp.default_sort_key)
     if symbols:

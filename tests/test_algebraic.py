@@ -33,6 +33,8 @@ CATALOGUE = {
     "mixture": fp.mixture([fp.Semicircle(0, 1), fp.FreePoisson(1)], [sp.Rational(1, 3), sp.Rational(2, 3)]),
     "companion": fp.rectangular_companion(fp.MarchenkoPastur(half), half),
     "pushforward2": fp.pushforward(fp.FreePoisson(half), 2 * x**2 + x),
+    "pushforward3": fp.pushforward(fp.Semicircle(0, 1), x**3 + x),
+    "pushforward3_mp": fp.pushforward(fp.MarchenkoPastur(half), x**3 - 2 * x),
     "nested": fp.free_mul(fp.shift(fp.dilate(fp.FreePoisson(2), half), 1), fp.FreePoisson(half)),
     "symbolic": fp.free_mul(fp.FreePoisson(t1), fp.FreePoisson(t2)),
 }
@@ -92,9 +94,17 @@ def test_symbolic_free_mul_equation_is_symmetric_and_cubic():
     assert sp.expand(P.as_expr() * swapped.LC() - swapped.as_expr() * P.LC()) == 0
 
 
-def test_cubic_pushforward_equation_is_not_available_yet():
-    with pytest.raises(NotAvailable, match="degree <= 2"):
-        fp.pushforward(fp.Semicircle(0, 1), x**3 + x).cauchy_equation()
+def test_cubic_pushforward_of_semicircle_has_the_degree_of_its_branch_count():
+    # X³ for X semicircular: G_Y(ζ) = Σ_j G(r_j)/(3 r_j²) over the three cube roots, whose
+    # branches give (deg_G P)^d = 8 conjugates; no smaller equation can hold
+    P = fp.pushforward(fp.Semicircle(0, 1), x**3).cauchy_equation()
+    assert sp.degree(P, G) == 8
+
+
+def test_pushforward_beyond_the_elimination_cap_is_not_available():
+    cubic_law = fp.free_mul(fp.FreePoisson(1), fp.FreePoisson(1))  # deg_G 3: 3³·3! > 64
+    with pytest.raises(NotAvailable, match="beyond the supported"):
+        fp.pushforward(cubic_law, x**3).cauchy_equation()
 
 
 def test_law_without_equation_raises_not_available():
