@@ -19,8 +19,8 @@ from mpmath import libmp
 
 from ._rootkernel import (
     _FLOAT_EPS, _MAX_STEPS, GUARD_DPS, MAX_GUARD_DPS, _agree, _bits, _Fail, _fixed_float,
-    _fixed_mpc, _Kernel, _mp_close, _polish, _root_error, _scaled_pair, _separation,
-    _separation_pair, _taylor, _to_mpf,
+    _fixed_mpc, _Kernel, _mp_close, _num_real_roots, _polish, _root_error, _scaled_pair,
+    _separation, _separation_pair, _taylor, _to_mpf,
 )
 from .errors import NotAvailable, PrecisionError
 from .symbols import G as _G
@@ -39,8 +39,71 @@ class _BoundaryValues:
             k = _Kernel(conv, dconv, _FLOAT_EPS, 1j, math.exp, math.log)
             k.series = [float(sp.N(c, 20)) for c in self._series()]
             k.is_mp = False
+            real, nonreal = self._singular_points()
+            k.sigma = [complex(r) for r in self._special_floats()] + [complex(c) for c in nonreal]
             return k
         return self._memo("fkernel", fn)
+
+    def _singular_points(self):
+        """``(real, nonreal)``: every root of the discriminant and of the leading
+        coefficient of ``P`` (the only points where branches collide or escape): the real
+        ones as in :meth:`_special_points`, the non-real ones as mpc (128 bits)."""
+        def fn():
+            real = self._special_points()
+            p = self._special_poly()
+            if p.degree() < 1 or p.degree() == len(real):
+                return real, []
+            prec = 128
+            with mpmath.workprec(prec + 20):
+                cs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in p.all_coeffs()]
+                while cs and not cs[0]:
+                    cs.pop(0)
+                roots = None
+                for steps in (400, 4000):
+                    try:
+                        roots = [mpmath.mpc(r) for r in mpmath.polyroots(
+                            cs, maxsteps=steps, extraprec=2 * prec + 60)]
+                        break
+                    except mpmath.libmp.NoConvergence:
+                        continue
+                if roots is None:
+                    raise NotAvailable(
+                        "AlgebraicCauchy: cannot locate the complex roots of the discriminant "
+                        "(needed to keep every continuation step inside a disk free of "
+                        "branch points)")
+                # the real roots are the exact ones above: drop the numeric ones nearest
+                # to them (one each), keep the others
+                rest = list(roots)
+                for r in real:
+                    rn = mpmath.mpf(_to_mpf(r, prec)) if isinstance(r, sp.Basic) else r
+                    if rest:
+                        rest.remove(min(rest, key=lambda c: abs(c - rn)))
+                return real, rest
+        return self._memo("singular", fn)
+
+    @staticmethod
+    def _sing_dist(K, z):
+        """Distance from ``z`` to the nearest root of the discriminant or of the leading
+        coefficient: every branch of ``P(·, w) = 0`` is analytic in the disk of that
+        radius about ``z``, so its Taylor series at ``z`` converges there."""
+        best = None
+        for s in K.sigma:
+            d = abs(z - s)
+            if best is None or d < best:
+                best = d
+        return math.inf if best is None else best
+
+    def _step_limit(self, K, z):
+        """Largest continuation step from ``z``: half the radius of a disk about ``z`` in
+        which the tracked root is analytic (free of branch points; for ``Im z > 0`` also the
+        disk of radius ``Im z``, inside the half-plane where ``G`` is analytic), so that the
+        two-point tests of a step (Newton correction and change of ``G'``) measure the
+        Taylor remainder of a convergent series rather than a jump to another branch."""
+        r = self._sing_dist(K, z)
+        im = z.imag
+        if im > r:
+            r = im
+        return r / 2
 
     def _coeff_tuples(self, prec):
         key = ("rows", prec)
@@ -59,6 +122,11 @@ class _BoundaryValues:
                         mpmath.mpf(2) ** (-prec), mpmath.mpc(0, 1), mpmath.exp, mpmath.log)
             k.series = [mk(_to_mpf(c, prec)) for c in self._series()]
             k.is_mp = True
+            real, nonreal = self._singular_points()
+            if real and not isinstance(real[0], sp.Basic) and prec > 180:
+                real = _num_real_roots(self._special_poly(), prec)     # as exact as x
+            k.sigma = ([mk(_to_mpf(r, prec)) if isinstance(r, sp.Basic) else mk(r) for r in real]
+                       + [mpmath.mpc(c) for c in nonreal])
             self._cache[key] = k
         return self._cache[key]
 
@@ -108,6 +176,7 @@ class _BoundaryValues:
         span = abs(t1 - t0)
         steps = 0
         v = K.dgdz(A, dA, g)
+        lim = self._step_limit(K, z)
         while t != t1:
             steps += 1
             if steps > _MAX_STEPS or abs(h) < 1e-13 * span or v is None:
@@ -115,6 +184,9 @@ class _BoundaryValues:
             tn = t1 if abs(t1 - t) <= abs(h) * 1.000001 else t + h
             zn = zf(tn)
             dz = zn - z
+            if not abs(dz) <= lim:
+                h /= 2
+                continue
             pred = g + v * dz
             An, dAn = K.ev(zn)
             gn = K.newton(An, pred, max(abs(g), rho), atol=rho * 2.0 ** -40)
@@ -135,6 +207,7 @@ class _BoundaryValues:
             if rn < 64 * _root_error(An, gn, c[1], K.eps):
                 raise _Fail("roots too close for this precision")
             t, z, g, rho, A, dA, v = tn, zn, gn, rn, An, dAn, vn
+            lim = self._step_limit(K, z)
             self._last = (A, c)
             h *= 2
             if finish is not None:
@@ -165,29 +238,42 @@ class _BoundaryValues:
             Y *= 4
         raise _Fail("no start")
 
-    def _land_fn(self, K, x, Ax):
+    def _land_fn(self, K, x, Ax, dAx):
         """The jump test from ``x + iy`` to the real axis (see the module docstring)."""
         def finish(z, g, rho, A, dA):
+            jump = x - z
+            # the jump must stay well inside the disk about z free of branch points
+            # (where the tracked branch is one analytic function, continued to x): a
+            # jump beyond it may land on another branch that merely passes the tests below
+            if not abs(jump) <= self._sing_dist(K, z) / 2:
+                return None
             v = K.dgdz(A, dA, g)
             if v is None:
                 return None
-            mov = v * (x - z)
+            mov = v * jump
             if not abs(mov) <= rho:          # cheap pre-test: clearly too far up
                 return None
             pred = g + mov
             gs = K.newton(Ax, pred, max(abs(g), rho), maxit=120)
             if gs is None or (not K.is_mp and not cmath.isfinite(gs)):
                 return None
+            vs = K.dgdz(Ax, dAx, gs)
+            if vs is None:
+                return None
             c = _taylor(Ax, gs)
             rf = _separation(c)
             err = _root_error(Ax, gs, c[1], K.eps)
             corr = abs(gs - pred)
+            # predictor error estimate (second-order term), as for a tracking step
+            e2 = abs(vs - v) * abs(jump) / 2
+            if not e2 <= rho / 8:
+                return None
             if abs(gs.imag) <= rf / 4 - err and rf > 64 * err:
-                if corr <= rf / 8 and abs(mov) <= rf / 4:
+                if corr <= rf / 8 and abs(mov) <= rf / 4 and e2 <= rf / 8:
                     return ("real", gs, rf)
                 return None
             rr = _separation_pair(c, gs)
-            if corr <= rr / 8 and abs(mov) <= rr / 4:
+            if corr <= rr / 8 and abs(mov) <= rr / 4 and e2 <= rr / 8:
                 if abs(gs.imag) > 64 * err and rf > 64 * err:
                     return ("complex", gs.conjugate() if gs.imag > 0 else gs, rf)
                 return ("unsure", gs.conjugate() if gs.imag > 0 else gs, rf)
@@ -197,11 +283,11 @@ class _BoundaryValues:
     def _select_boundary(self, K, x):
         """Selected root at the real point ``x`` (float or mpf): ``(kind, g, rho)``."""
         Y, g, rho = self._start(K, x)
-        Ax = K.values(x)
+        Ax, dAx = K.ev(x)
         t0 = K.log(Y)
         zf = (lambda t: x + K.I * K.exp(t))
         floor = t0 - (700 if not K.is_mp else 1.5 * mpmath.mp.prec + 60)
-        return self._track(K, zf, t0, floor, g, rho, finish=self._land_fn(K, x, Ax), h0=-1)
+        return self._track(K, zf, t0, floor, g, rho, finish=self._land_fn(K, x, Ax, dAx), h0=-1)
 
     def _march(self, K, x0, x1, sel, zf=None):
         """Continue a selected boundary root along the real axis from ``x0`` to ``x1``

@@ -39,8 +39,9 @@ class _Quadrature:
         is ``s^{p/q}`` times a series in ``s^{1/q}``, analytic in ``u`` when ``q | k``), and
         the last piece ``[0, ε]`` is dropped with the rigorous bound
         ``μ_c([a, a + 2ε]) ≤ 2ε |Im G_c(a + ε + iε)|`` (``G_c``: ``G`` minus the atom at
-        ``a``), which is added to the error.  From an ordinary end: Gauss–Legendre in ``s``.
-        """
+        ``a``), which is added to the error.  From an ordinary end: Gauss–Legendre in ``s``,
+        on pieces graded toward the end when a singular point lies close beyond it
+        (:meth:`_graded`)."""
         with mpmath.workprec(prec):
             an, bn = self._num(a, prec), self._num(b, prec)
             mid = (an + bn) / 2
@@ -58,10 +59,28 @@ class _Quadrature:
                 else:
                     v, e = mpmath.quad(lambda t, e=edge, bw=bw, sg=sign:
                                        e.density(t, prec) * (bw + sg * t) ** power,
-                                       [0, length], error=True, method="gauss-legendre")
+                                       self._graded(bw, length), error=True,
+                                       method="gauss-legendre")
                 total += v
                 err += e
             return total, err
+
+    def _graded(self, bw, length):
+        """Nodes ``0 = s_0 < s_1 < … = length`` in the distance from the ordinary end ``bw``:
+        pieces of length ``δ, 2δ, 4δ, …``, ``δ`` the distance from ``bw`` to the nearest
+        singular point (beyond ``bw``, or off the axis), so that each piece is at most as
+        long as its distance to the singularity (geometric convergence of Gauss–Legendre
+        even when a special point lies just past the end)."""
+        K = self._mkernel(mpmath.mp.prec)
+        delta = self._sing_dist(K, bw)
+        nodes = [0 * length]
+        if not delta < length:
+            return nodes + [length]
+        w = delta
+        while nodes[-1] + w < length and len(nodes) < 400:
+            nodes.append(nodes[-1] + w)
+            w *= 2
+        return nodes + [length]
 
     def _edge(self, base, sign):
         key = ("edge", str(base.expr if isinstance(base, _Pt) else base), sign)
@@ -75,24 +94,35 @@ class _Quadrature:
         ats = self.atoms(dps=dps + GUARD_DPS)
         with mpmath.workprec(prec):
             xn = mpmath.mpf(_to_mpf(xe, prec))
-            total, err = mpmath.mpf(0), mpmath.mpf(0)
-            for loc, m in ats:
-                ln = mpmath.mpf(_to_mpf(loc, prec)) if isinstance(loc, sp.Basic) else loc
-                if ln < xn or (ln == xn and (not isinstance(loc, sp.Basic) or sp.simplify(loc - xe.expr) <= 0)):
-                    total += mpmath.mpf(_to_mpf(m, prec)) if isinstance(m, sp.Basic) else m
-            for a, b in sup:
-                an = self._num(a, prec)
-                bn = self._num(b, prec)
-                if not mpmath.isfinite(an) or not mpmath.isfinite(bn):
-                    raise NotAvailable("AlgebraicCauchy.cdf: unbounded support is not supported")
-                if xn <= an:
-                    continue
-                hi = b if xn >= bn else xe
-                for lo2, hi2 in self._split(a, hi, ats, prec):
-                    v, e = self._integrate(lo2, hi2, prec, mpmath.mpf(10) ** (-dps - 2))
-                    total += v
-                    err += e
-            if err > mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps)):
+            tol = mpmath.mpf(10) ** (-dps - 2)
+            for _ in range(2):
+                total, err = mpmath.mpf(0), mpmath.mpf(0)
+                for loc, m in ats:
+                    ln = mpmath.mpf(_to_mpf(loc, prec)) if isinstance(loc, sp.Basic) else loc
+                    if ln < xn or (ln == xn and (not isinstance(loc, sp.Basic)
+                                                 or sp.simplify(loc - xe.expr) <= 0)):
+                        total += mpmath.mpf(_to_mpf(m, prec)) if isinstance(m, sp.Basic) else m
+                for a, b in sup:
+                    an = self._num(a, prec)
+                    bn = self._num(b, prec)
+                    if not mpmath.isfinite(an) or not mpmath.isfinite(bn):
+                        raise NotAvailable("AlgebraicCauchy.cdf: unbounded support is not supported")
+                    if xn <= an:
+                        continue
+                    hi = b if xn >= bn else xe
+                    for lo2, hi2 in self._split(a, hi, ats, prec):
+                        v, e = self._integrate(lo2, hi2, prec, tol)
+                        total += v
+                        err += e
+                bound = mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                if err <= bound:
+                    break
+                # a small value (left tail): the tolerance is relative to it, once known
+                new = mpmath.mpf(10) ** (-dps - 2) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                if not new < tol / 4:
+                    break
+                tol = new
+            if err > bound:
                 raise PrecisionError(
                     f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}")
         with mpmath.workdps(dps):

@@ -109,8 +109,9 @@ def ge_coefficients(beta, *, dps=None):
 
     >>> ge_coefficients(1)
     (-1 + E, 1)
-    >>> ge_coefficients("0.5", dps=20)
-    (mpf('0.28402541668774148407342'), mpf('0.25'))
+    >>> t1, t2 = ge_coefficients("0.5", dps=20)
+    >>> print(mpmath.nstr(t1, 20), t2)
+    0.28402541668774148407 0.25
     """
     b = as_exact(beta, "ge_coefficients", "beta")
     if b.is_real is False or (b.is_number and not b.is_real):

@@ -22,14 +22,24 @@ predictor–corrector with step halving ([RE08]_ uses the same selection rule):
   ``c_j`` of ``P(g + h, z)`` at the root: Fujiwara's bound applied to the deflated,
   reversed polynomial, which is also Smale's γ (Newton from any point closer than
   ``0.177/γ`` converges quadratically to that root, Blum–Cucker–Shub–Smale,
-  *Complexity and Real Computation*, 1998, Ch. 8, Thm. 2).
+  *Complexity and Real Computation*, 1998, Ch. 8, Thm. 2);
+* a step from ``z`` is at most half the radius of a disk about ``z`` in which the tracked
+  root is analytic: the distance ``R(z)`` from ``z`` to the nearest (complex) root of the
+  discriminant or of the leading coefficient, or ``Im z`` (``G`` is analytic in the upper
+  half-plane) if larger.  The two tests above are two-point estimates of the Taylor
+  remainder; beyond the radius of convergence they can be passed by a jump to another
+  branch.
 
 Boundary values: from ``x + iy`` the path jumps to the real axis as soon as the jump
-passes the same test, where on the axis the conjugate ``ḡ`` (also a root: ``P`` is
-real) is excluded from ``ρ`` — ``g`` and ``ḡ`` give the same density, and the value
-from the upper half-plane is the one with ``Im ≤ 0``.  A root with
+passes the same test (``y ≤ R(x + iy)/2``: ``Im z`` does not count here, the jump leaves
+the half-plane; the predictor error uses the derivative at the landing root), where on
+the axis the conjugate ``ḡ`` (also a root: ``P`` is real) is excluded from ``ρ`` —
+``g`` and ``ḡ`` give the same density, and the value from the upper half-plane is the
+one with ``Im ≤ 0``.  A root with
 ``|Im g| ≤ ρ/4`` is real (its conjugate would be a second root closer than ``ρ``), so
-points outside the support give the density ``0`` exactly.
+points outside the support give the density ``0`` exactly.  (Without the bound on the
+jump, the x³ pushforward of the semicircle, whose discriminant has a 20-fold root at
+``0``, landed from ``y ≈ 29`` at ``x = 0.5`` on the root ``−i/8`` of another sheet.)
 
 Precision (python-flint ``good()``): the path is tracked in double precision (falling
 back to mpmath when the roots are too close for doubles), the selected root is polished

@@ -128,6 +128,19 @@ def test_mass_and_moments_by_quadrature_equal_exact_moments(law):
             assert abs(quad[k] - mpf(exact[k])) < mpmath.mpf(10) ** -25 * max(1, abs(mpf(exact[k])))
 
 
+def test_cubic_pushforward_density_is_the_change_of_variables_of_the_semicircle():
+    # Y = X³, X ~ semicircle(0, 1): f_Y(y) = f_X(y^{1/3}) / (3 y^{2/3}) on (−8, 8)
+    law = fp.pushforward(fp.Semicircle(0, 1), x**3)
+    assert [tuple(map(sp.nsimplify, iv)) for iv in law.support()] == [(-8, 8)]
+    with mpmath.workdps(40):
+        for y in ["-7.5", "-2", "0.001", "0.5", "3", "7.99"]:
+            yv = mpmath.mpf(y)
+            r = mpmath.cbrt(abs(yv))
+            expect = mpmath.sqrt(4 - r**2) / (2 * mpmath.pi) / (3 * r**2)
+            got = law.density(sp.Rational(y), dps=30)
+            assert abs(got - expect) <= mpmath.mpf(10) ** -28 * expect, y
+
+
 def test_density_is_nonnegative_and_stable_in_precision():
     law = fp.free_add(fp.Semicircle(0, 1), fp.FreePoisson(half))
     pts = [mpmath.mpf(k) / 10 for k in range(-30, 40)]
@@ -158,6 +171,6 @@ def test_bad_input():
     with pytest.raises(FreeprobValueError, match=r"\[0, 1\]"):
         law.quantile(1.5, dps=15)
     with pytest.raises(NotAvailable):
-        fp.pushforward(fp.Semicircle(0, 1), x**3 + x).density(0, dps=15)
+        fp.pushforward(fp.free_mul(fp.FreePoisson(1), fp.FreePoisson(1)), x**3).density(1, dps=15)
     with pytest.raises(FreeprobValueError, match="free symbols"):
         fp.FreePoisson(sp.Symbol("t")).density(1, dps=15)

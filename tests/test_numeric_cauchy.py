@@ -276,3 +276,120 @@ def test_bad_points_and_polys():
         AlgebraicCauchy(sp.Poly(G - 5, G, z))
     with pytest.raises(FreeprobValueError, match="sorted"):
         A.density_grid([1, 0], dps=15)
+
+
+# -- branch selection next to a high-multiplicity interior special point ---------------
+# The pushforward of the standard semicircle by x³: Cauchy equation (irreducible)
+# 729 G⁸z⁴ − 54 G⁴z² − G²z² + 64 G² + 1, discriminant roots ±8 (mult. 4), 0 (mult. 20),
+# ±8i.  Closed form by change of variables: f(y) = sqrt(4 − r²)/(2π)/(3r²), r = |y|^{1/3},
+# unbounded like |y|^{−2/3} at 0.  The jump from x + iy to the real axis used to be
+# taken from y ≈ 29 at x = 0.5 (far outside the disk about x + iy free of branch points)
+# and landed on the root −i/8 of another sheet: density 1/(8π) near 0 instead of
+# 0.155 … 10.6.
+CUBE_P = 729 * G**8 * z**4 - 54 * G**4 * z**2 - G**2 * z**2 + 64 * G**2 + 1
+
+
+def cube_density(y):
+    r = mpmath.cbrt(abs(y))
+    return mpmath.sqrt(4 - r * r) / (2 * mpmath.pi) / (3 * r * r) if 0 < r < 2 else mpf(0)
+
+
+def semicircle_cdf(t):
+    return mpf(1) / 2 + (t * mpmath.sqrt(4 - t * t) / 4 + mpmath.asin(t / 2)) / mpmath.pi
+
+
+def exact_mpf(q):
+    q = R(q)
+    return mpf(q.p) / q.q
+
+
+CUBE_POINTS = ["-7.9999", "-7.5", "-3", "-0.5", "-0.001", "-1e-9", "1e-12", "0.001", "0.01",
+               "0.1", "0.5", "2", "7.99", "7.999999"]
+
+
+def test_cube_pushforward_equation():
+    law = fp.pushforward(fp.Semicircle(0, 1), sp.Symbol("x") ** 3)
+    assert law.cauchy_equation().as_expr().expand() == sp.expand(CUBE_P)
+
+
+@pytest.mark.parametrize("y", CUBE_POINTS)
+def test_cube_pushforward_density(y):
+    A = law(CUBE_P)
+    v = A.density(R(y), dps=30)
+    with mpmath.workdps(60):
+        assert close(v, cube_density(exact_mpf(y)), mpf(10) ** -25)
+
+
+def test_cube_pushforward_density_grid_and_special_points():
+    A = law(CUBE_P)
+    xs = sorted([R(-8) + R(16) * (2 * i + 1) / 400 for i in range(200)]
+                + [R(-1, 10**6), R(1, 10**6), R(-799, 100), R(799, 100)])
+    vals = A.density_grid(xs, dps=30)
+    with mpmath.workdps(60):
+        for x, v in zip(xs, vals):
+            assert close(v, cube_density(exact_mpf(x)), mpf(10) ** -25), x
+    # the pointwise route agrees with the grid
+    for i in (0, 60, 99, 100, 101, 150, 203):
+        assert A.density(xs[i], dps=30) == vals[i]
+    assert A.support() == ((-8, 8),)
+    assert A.atoms() == ()
+    assert A.density(0, dps=20) == mpmath.inf
+    assert A.density(8, dps=20) == 0 and A.density(-8, dps=20) == 0
+    assert A.density(R(801, 100), dps=20) == 0 and A.density(-9, dps=20) == 0
+    # off the axis just above 0.5: −Im G/π is the density there
+    g = A.cauchy(mpmath.mpc(0.5, 1e-12), dps=20)
+    assert abs(-g.imag / mpmath.pi - cube_density(mpf(0.5))) < 1e-10
+
+
+def test_cube_pushforward_law_cdf_and_atoms():
+    law3 = fp.pushforward(fp.Semicircle(0, 1), sp.Symbol("x") ** 3)
+    assert law3.atoms() == ()
+    assert close(law3.cdf(0, dps=20), mpf(1) / 2, mpf(10) ** -19)           # symmetry
+    for y in ("-7.99", "-0.001", "0.5", "7"):
+        with mpmath.workdps(40):
+            yv = exact_mpf(y)
+            ref = semicircle_cdf(mpmath.sign(yv) * mpmath.cbrt(abs(yv)))
+        assert close(law3.cdf(R(y), dps=20), ref, mpf(10) ** -19), y
+
+
+def test_cubic_plus_linear_pushforward_density():
+    # y = r³ + r is increasing: one real root r, f(y) = f_sc(r)/(3r² + 1)
+    law3 = fp.pushforward(fp.Semicircle(0, 1), sp.Symbol("x") ** 3 + sp.Symbol("x"))
+    assert law3.support() == ((-10, 10),)
+    for y in ("-9.99", "-5", "-0.01", "0", "0.3", "2", "7", "9.999"):
+        with mpmath.workdps(60):
+            yv = exact_mpf(y)
+            r = mpmath.findroot(lambda t: t**3 + t - yv, mpmath.sign(yv) * mpmath.cbrt(abs(yv)))
+            ref = mpmath.sqrt(4 - r * r) / (2 * mpmath.pi) / (3 * r * r + 1)
+        assert close(law3.density(R(y), dps=30), ref, mpf(10) ** -25), y
+
+
+def test_quadratic_pushforward_hard_edge():
+    # y = r² + r: roots r± = (−1 ± s)/2, s = sqrt(1 + 4y), |p'(r±)| = s; both in (−2, 2)
+    # for −1/4 < y < 2, only r+ for 2 < y < 6.  The density blows up at the hard edge
+    # −1/4 and is 0 to its left (which used to come out as 0.041: a wrong landing).
+    law2 = fp.pushforward(fp.Semicircle(0, 1), sp.Symbol("x") ** 2 + sp.Symbol("x"))
+    A = AlgebraicCauchy(law2.cauchy_equation())
+    assert A.support() == ((R(-1, 4), 6),)
+    pts = ["-0.3", "-0.251", "-0.2500001", "-0.250000000001", "-0.249", "0", "1.999", "2.001",
+           "5.9", "6.5"]
+    for y in pts:
+        with mpmath.workdps(60):
+            yv = exact_mpf(y)
+            ref = mpf(0)
+            if yv > mpf(-1) / 4:
+                s = mpmath.sqrt(1 + 4 * yv)
+                ref = sum((mpmath.sqrt(4 - r * r) / (2 * mpmath.pi) for r in ((-1 + s) / 2, (-1 - s) / 2)
+                           if abs(r) < 2), mpf(0)) / s
+        v = A.density(R(y), dps=25)
+        assert (v == 0 and ref == 0) or close(v, ref, mpf(10) ** -22), y
+
+
+def test_cdf_left_tail_relative_precision():
+    # semicircle: F(x) = 1/2 + (x sqrt(4 − x²)/4 + asin(x/2))/π; tiny values near −2 are
+    # still given to dps significant digits
+    A = law(G**2 - z * G + 1)
+    for y in ("-1.99", "-1.999999"):
+        with mpmath.workdps(40):
+            ref = semicircle_cdf(exact_mpf(y))
+        assert close(A.cdf(R(y), dps=20), ref, mpf(10) ** -19), y
