@@ -158,14 +158,50 @@ def _rational_poly(expr, variables):
         return None
 
 
+_EXP_GEN = sp.Dummy("T")
+
+
+def _freeze_exponentials(exprs):
+    """Replace ``e = exp(1)`` and ``exp(r)`` (``r`` rational) by powers of one symbol ``T``
+    standing for ``exp(1/L)``, ``L`` the common denominator of the exponents.
+
+    ``exp(1/L)`` is transcendental (Lindemann), so ``ℚ(T) ≅ ℚ(exp(1/L))``: eliminations and
+    factorizations over ``ℚ(T)`` are exact for the GE constants ``θ1 = e^{β²} − 1`` with
+    rational ``β²``.  Returns the new expressions and the back substitution (or ``None``).
+    """
+    def plain(e):  # a Poly over ℤ, ℚ or ℤ/ℚ[symbols]: no constants to freeze
+        d = e.domain
+        return d.is_ZZ or d.is_QQ or ((d.is_PolynomialRing or d.is_FractionField) and (
+            d.domain.is_ZZ or d.domain.is_QQ) and all(g.is_Symbol for g in d.symbols))
+
+    exps = set()
+    for e in exprs:
+        if isinstance(e, sp.Poly) and plain(e):
+            continue
+        e = e.as_expr() if isinstance(e, sp.Poly) else e
+        if e.has(sp.E):
+            exps.add(sp.Integer(1))
+        exps.update(a.args[0] for a in e.atoms(sp.exp) if a.args[0].is_Rational)
+    if not exps:
+        return exprs, None
+    L = sp.ilcm(1, *[r.q for r in exps])
+    forward = {sp.E: _EXP_GEN**L}
+    forward.update({sp.exp(r): _EXP_GEN ** (r * L) for r in exps})
+    out = [e if isinstance(e, sp.Poly) and plain(e) else
+           (e.as_expr() if isinstance(e, sp.Poly) else e).xreplace(forward) for e in exprs]
+    return out, {_EXP_GEN: sp.exp(sp.Rational(1, L))}
+
+
 def _flint_context(exprs, gens):
     """An ``fmpz_mpoly`` context for ``exprs`` and their integer-coefficient numerators.
 
-    Returns ``(ctx, variables, numerators)``, where the variables are ``gens`` followed by
+    Returns ``(ctx, variables, numerators, back)``, where the variables are ``gens`` followed by
     the parameters (free symbols), or ``None`` when a coefficient is not rational (e.g.
     ``sqrt(2)`` or ``log(8)``), in which case sympy's elimination is used instead.
+    ``back`` undoes :func:`_freeze_exponentials` (``e``, ``exp(r)`` as a variable).
     """
     exprs = [e if isinstance(e, sp.Poly) else sp.sympify(e) for e in exprs]
+    exprs, back = _freeze_exponentials(exprs)
     params = sorted(set().union(*[e.free_symbols for e in exprs]) - set(gens),
                     key=sp.default_sort_key)
     variables = tuple(gens) + tuple(params)
@@ -178,14 +214,15 @@ def _flint_context(exprs, gens):
         terms = poly.terms()
         den = sp.ilcm(*[c.q for _, c in terms])
         out.append(ctx.from_dict({m: int(c * den) for m, c in terms}))
-    return ctx, variables, out
+    return ctx, variables, out, back
 
 
-def _from_flint(f, variables, gens):
+def _from_flint(f, variables, gens, back=None):
     """The sympy ``Poly`` in ``gens`` (content removed) of an ``fmpz_mpoly`` over ``variables``.
 
     Variables other than ``gens`` that still occur become the coefficient domain ℤ[...];
-    eliminated variables (degree 0 everywhere) are dropped.
+    eliminated variables (degree 0 everywhere) are dropped; ``back`` substitutes frozen
+    exponentials back.
     """
     terms = {m: int(c) for m, c in f.to_dict().items()}
     gi = [variables.index(g) for g in gens]
@@ -202,7 +239,10 @@ def _from_flint(f, variables, gens):
         ring = domain.ring
         poly = sp.Poly.from_dict({k: ring.from_dict(v) for k, v in grouped.items()},
                                  *gens, domain=domain)
-    return poly.primitive()[1]
+    poly = poly.primitive()[1]
+    if back:
+        poly = sp.Poly(poly.as_expr().xreplace(back), *gens)
+    return poly
 
 
 def _eliminate(first, steps, gens):
@@ -216,7 +256,7 @@ def _eliminate(first, steps, gens):
     elim = [v for _, v in steps]
     flint_data = _flint_context(exprs, tuple(gens) + tuple(elim))
     if flint_data is not None:
-        ctx, variables, polys = flint_data
+        ctx, variables, polys, back = flint_data
         acc = polys[0]
         for q, v in zip(polys[1:], elim):
             acc = acc.resultant(q, ctx.names()[variables.index(v)])
@@ -229,7 +269,7 @@ def _eliminate(first, steps, gens):
             for f, _ in parts:
                 if f.degrees()[0] > 0:
                     acc = acc * f
-        return _from_flint(acc, variables, gens)
+        return _from_flint(acc, variables, gens, back)
     acc = sp.expand(first)
     for q, v in steps:
         res = sp.resultant(sp.Poly(acc, v, *gens), sp.Poly(sp.expand(q), v, *gens), v)
@@ -246,8 +286,8 @@ def _factor_list(P):
     flint_data = _flint_context([P], (G, z))
     if flint_data is None:
         return [f for f, _ in sp.factor_list(P)[1]]
-    _, variables, (f,) = flint_data
-    return [_from_flint(g, variables, (G, z)) for g, _ in f.factor()[1]]
+    _, variables, (f,), back = flint_data
+    return [_from_flint(g, variables, (G, z), back) for g, _ in f.factor()[1]]
 
 
 # -- per-law (possibly reducible) equations ----------------------------------------------

@@ -440,18 +440,22 @@ def mean_normalized(law: Law) -> Law:
 
 def common_row_spike(arch: Architecture, n):
     r"""The top eigenvalue of the uncentred output Gram ``O_full O_fullᵀ`` carried by the
-    common-row component ``1 bᵀ`` (``b = W_Oᵀ [P V_1, …, P V_h]``-row, ``b_j ~ N(0, 1/n)``).
+    common-row component ``1 bᵀ`` (``b = W_Oᵀ v̄``, ``v̄`` the column means of the values,
+    ``b_j ~ N(0, 1/n)``).
 
-    A rank-one term of squared norm ``θ² = n‖b‖² ≈ n γ_O`` added to a matrix with the
-    ``output_law`` bulk; to first order beyond ``θ²`` its eigenvalue is
-    ``n γ_O + m1 + m1/γ_O`` with ``m1`` the mean of :func:`output_law` (the rank-one
-    perturbation expansion of Benaych-Georges & Nadakuditi, Adv. Math. 227 (2011), for
-    ``θ ≫`` the bulk edge).  ``n`` is the number of tokens (a positive integer); the
-    result is ``O(n)``, outside the ``O(1)`` bulk, which it does not change.
+    ``O_full = O + 1bᵀ`` is a rank-one perturbation of squared norm ``θ² = n‖b‖²``, mean
+    ``n γ_O``, far above the ``O(1)`` bulk.  Expanding the top eigenvalue in ``1/θ``,
+    ``λ = θ² + |Oᵀ1|²/n + |O b̂|² + O(θ⁻¹)``; with ``b̂ = b/‖b‖`` lying along ``W_O``,
+    ``|O b̂|² → m1/γ_O + m1/γ_V`` and ``|Oᵀ1|²/n → m1``, so
 
-    Source: theory.md §1 ("The uncentred output adds B = 1bᵀ").
+    ``λ ≈ n γ_O + m1 (1 + 1/γ_O + 1/γ_V)``,  ``m1`` the mean of :func:`output_law`.
+
+    ``n`` (tokens) must be a positive integer.  The leading term ``n‖b‖²`` fluctuates by
+    a relative ``√(2/(h d_V) + 2/d_O)`` from draw to draw; the ``O(1)`` correction is the
+    average.  Source: theory.md §1 ("The uncentred output adds B = 1bᵀ");
+    ``derivations/common_row.py`` checks each term against the sampler.
     """
     _check_arch(arch, "common_row_spike")
     nn = _positive(n, "common_row_spike", "n", integer=True)
     m1 = output_law(arch).moments(1)[1]
-    return sp.simplify(nn * arch.gamma_o + m1 + m1 / arch.gamma_o)
+    return sp.simplify(nn * arch.gamma_o + m1 * (1 + 1 / arch.gamma_o + 1 / arch.gamma_v))

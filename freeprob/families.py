@@ -381,5 +381,13 @@ class CompoundFreePoisson(Law):
     def _infinitely_divisible(self):
         return True
 
+    def _zero_mass(self):
+        # π(ν, t)({0}) = max(0, 1 − t ν(ℝ∖{0})) ([MS17] §4.5: the rank of G D Gᵀ is
+        # min(n, p·ν(ℝ∖{0})) in the matrix model)
+        nu0 = self.jump_law._zero_mass()
+        if nu0 is None or not (self.rate.is_number and sp.sympify(nu0).is_number):
+            return None
+        return sp.Max(0, 1 - self.rate * (1 - nu0))
+
     def _nonnegative(self):
         return True if self.jump_law._nonnegative() is True else None

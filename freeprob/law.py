@@ -589,7 +589,17 @@ class Law:
         equation; the mass is ``lim (z − a) G(z)`` on the continued branch.
         """
         dps = self._dps(dps, "atoms")
-        return self._evaluator("atoms").atoms(dps=dps)
+        ev = self._evaluator("atoms")
+        known = self._zero_mass()
+        if known is not None:
+            # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
+            # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
+            # (compound free Poisson rank, products, dilations) is the answer.
+            from ._params import sign
+            lc = self.cauchy_equation().as_poly(self.cauchy_equation().gens[0]).LC()
+            if len(sp.Poly(lc, _z).terms()) == 1:
+                return ((sp.Integer(0), known),) if sign(known) == 1 else ()
+        return ev.atoms(dps=dps)
 
     # -- closed forms -----------------------------------------------------------------
     def r_transform(self):

@@ -310,6 +310,15 @@ class Shift(Law):
             return True
         return None
 
+    def _zero_mass(self):
+        if sign(self.a) == 0:
+            return self.law._zero_mass()
+        # a law on [0, ∞) shifted right (or on (−∞, 0] shifted left) has no mass at 0
+        if (self.law._nonnegative() is True and sign(self.a) == 1) or (
+                self.law._nonpositive() is True and sign(self.a) == -1):
+            return sp.Integer(0)
+        return None
+
 
 def shift(law, a) -> Law:
     r"""The law of ``X + a`` (``μ ⊞ δ_a``): ``κ_1 → κ_1 + a``, ``R → R + a``,
@@ -423,6 +432,22 @@ class Pushforward(Law):
 
     def _parameters(self):
         return self.law.parameters() + self.coefficients
+
+    def _zero_mass(self):
+        # p(0) = 0 and p(x) > 0 for x > 0 (coefficients >= 0) on a law on [0, ∞): p(X) = 0
+        # exactly when X = 0
+        c = self.coefficients
+        if (self.law._nonnegative() is True and c[0] == 0
+                and all(ci.is_number and sign(ci) >= 0 for ci in c[1:])
+                and any(sign(ci) == 1 for ci in c[1:])):
+            return self.law._zero_mass()
+        return None
+
+    def _nonnegative(self):
+        c = self.coefficients
+        if self.law._nonnegative() is True and all(ci.is_number and sign(ci) >= 0 for ci in c):
+            return True
+        return None
 
     def _moment_formula(self, ring, k):
         d = len(self.coefficients) - 1

@@ -270,7 +270,7 @@ def test_common_row_spike_formula():
     arch = Architecture(heads=4, gamma_k=sp.Rational(1, 2), gamma_v=sp.Rational(1, 2),
                         gamma_o=sp.Rational(1, 2), beta=1)
     m1 = (sp.E - 1) / 2
-    assert same(common_row_spike(arch, 512), 256 + m1 + 2 * m1)
+    assert same(common_row_spike(arch, 512), 256 + m1 + 2 * m1 + 2 * m1)
 
 
 # -- against the GE sampler at n = 1024 --------------------------------------------------
