@@ -204,6 +204,11 @@ class _Edge:
             # an atom at the edge: work with the continuous part (G − m/(z − a))/(1 − m)
             self.inner = owner._deflated(pt, self.mass)._edge(base, sign)
             self.scale = 1 - self.mass
+        elif not self.special and (near := owner._near_atom(self.bf)) is not None:
+            # an ordinary end next to an atom: the same (see AlgebraicCauchy._near_atom)
+            loc, m = near
+            self.inner = owner._deflated(_real_point(loc, "cdf"), m)._edge(base, sign)
+            self.scale = 1 - m
 
     def _at(self, s, prec):
         extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0

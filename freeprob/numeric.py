@@ -323,9 +323,14 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
             if im.expr != 0:
+                near = self._near_atom(re.xf)
+                if near is not None:
+                    return self._cauchy_deflated(re, im, near, dps)
                 return self._cauchy_complex(re, im, dps)
             z = re
         xe = _real_point(z, "cauchy", "z")
+        if not self._is_special(xe) and (near := self._near_atom(xe.xf)) is not None:
+            return self._cauchy_deflated(xe, None, near, dps)
         if self._is_special(xe):
             kind, r = self._limit_at_special(xe, dps)
             if kind == "inf":
@@ -342,6 +347,36 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 f"AlgebraicCauchy.cauchy: z = {xe} is real and in the support (branch cut); "
                 "pass a non-real z or use density")
         return _mpf(libmp.from_man_exp(v[0], v[2], libmp.dps_to_prec(dps), "n"))
+
+    def _cauchy_deflated(self, re, im, near, dps):
+        """``G(z) = m/(z − a) + (1 − m) G_c(z)`` next to the atom ``(a, m) = near``, ``G_c``
+        from :meth:`_deflated` (see :meth:`_near_atom`); ``im`` is ``None`` for real ``z``.
+        Digits lost to cancellation in the sum are recovered by raising the precision."""
+        loc, mass = near
+        if im is not None and im.expr < 0:       # G(z̄) is the conjugate, exactly
+            out = self._cauchy_deflated(re, _real_point(-im.expr, "cauchy", "z"), near, dps)
+            re_t, im_t = out._mpc_
+            return mpmath.mp.make_mpc((re_t, libmp.mpf_neg(im_t)))   # exact (no rounding)
+        inner = self._deflated(_real_point(loc, "cauchy"), mass)
+        zin = re if im is None else re.expr + sp.I * im.expr
+        extra = 5
+        for _ in range(6):
+            gc = inner.cauchy(zin, dps=dps + extra)
+            prec = _bits(dps + extra + 5)
+            with mpmath.workprec(prec):
+                d = mpmath.mpf(_to_mpf(re.expr - loc, prec))
+                if im is not None:
+                    d = mpmath.mpc(d, mpmath.mpf(_to_mpf(im.expr, prec)))
+                a = mpmath.mpf(_to_mpf(mass, prec)) / d
+                b = mpmath.mpf(_to_mpf(1 - mass, prec)) * gc
+                total = a + b
+                scale = abs(a) + abs(b)
+                if abs(total) * mpmath.mpf(10) ** (extra - 3) >= scale:
+                    with mpmath.workdps(dps):
+                        return +total
+                lost = int(mpmath.log10(scale / abs(total))) + 1 if total else 2 * extra
+                extra = max(2 * extra, lost + 5)
+        raise PrecisionError(f"AlgebraicCauchy.cauchy: no agreement to {dps} digits at z = {zin}")
 
     def _cauchy_complex(self, re, im, dps):
         flip = im.expr < 0
@@ -407,9 +442,43 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         xe = _real_point(x, "density")
         return self._density_exact_point(xe, dps)
 
+    def _near_atom(self, xf):
+        """``(location, mass)`` of an atom with exact mass in ``(0, 1)`` when it is the
+        special point nearest to the float ``xf``, else ``None``.
+
+        Next to an atom ``G ≈ m/(z − a)`` dominates, and where the leading coefficient has
+        a multiple root at ``a`` other roots escape at the same rate, so that ``G`` is
+        separated from them by ``O(1)`` only while the continuation steps change it by
+        ``O(m/|z − a|)``: the continuous part ``(G − m/(z − a))/(1 − m)``
+        (:meth:`_deflated`) has no pole there and is evaluated instead."""
+        if not self._rational or self._lc().degree() < 1:
+            return None
+        _, j = self._nearest_special_gap(xf)
+        if j is None:
+            return None
+
+        def fn():
+            pts, pfl = self._special_points(), self._special_floats()
+            out = {}
+            for loc, m in self.atoms():
+                if not (isinstance(m, sp.Basic) and 0 < m < 1):
+                    continue
+                lf = float(sp.N(loc, 20))
+                i = min(range(len(pts)), key=lambda k: abs(pfl[k] - lf))
+                if abs(sp.N(pts[i] - loc, 50)) < sp.Float(10) ** -40:
+                    out[i] = (loc, m)
+            return out
+        return self._memo("atom_index", fn).get(j)
+
     def _density_exact_point(self, xe, dps, sel=None):
         if self._is_special(xe):
             return self._density_special(xe, dps)
+        near = self._near_atom(xe.xf)
+        if near is not None:
+            loc, mass = near
+            inner = self._deflated(_real_point(loc, "density"), mass).density(xe, dps=dps + 5)
+            with mpmath.workdps(dps):
+                return +(inner * mpmath.mpf(_to_mpf(1 - mass, _bits(dps + 10))))
         kind, v, prec = self._boundary_value(xe, dps, sel)
         if kind == "real":
             return mpmath.mpf(0)
@@ -450,6 +519,10 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         prev = None     # (xf, sel) of the last float-selected point
         for xe, xf in zip(pts, fl):
             sel = None
+            if self._near_atom(xf) is not None:       # the continuous part is evaluated
+                prev = None
+                out.append(self._density_exact_point(xe, dps))
+                continue
             if prev is not None and not self._crosses(special, prev[0], xf):
                 try:
                     sel = prev[1] if xf == prev[0] else self._march(K, prev[0], xf, prev[1])
@@ -601,7 +674,9 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             gap = min([abs(u - v) for i, u in enumerate(allc) for v in allc[i + 1:]] + [mpmath.mpf(1)])
             eta = mpmath.mpf(2) ** -12 * max(1, abs(an))
             for _ in range(12):
-                est = mpmath.mpc(0, eta) * self.cauchy(mpmath.mpc(an, eta), dps=12)
+                # the full G (not through the continuous part: that needs the atoms)
+                est = mpmath.mpc(0, eta) * self._cauchy_complex(
+                    _real_point(an, "atoms"), _real_point(eta, "atoms"), 12)
                 best = min(range(len(allc)), key=lambda i: abs(allc[i] - est))
                 if abs(allc[best] - est) <= gap / 4:
                     if best == len(cn):

@@ -393,3 +393,56 @@ def test_cdf_left_tail_relative_precision():
         with mpmath.workdps(40):
             ref = semicircle_cdf(exact_mpf(y))
         assert close(A.cdf(R(y), dps=20), ref, mpf(10) ** -19), y
+
+
+# -- next to an atom --------------------------------------------------------------------
+# Semicircle ⊠ FreePoisson(1/2): atom 1/2 at 0 inside the support; the leading
+# coefficient 4z² has a double root there (two roots escape like 1/(2z), only O(1)
+# apart), so the full G is evaluated there through its continuous part
+# (G − m/z)/(1 − m).  The old landing gave 2/π for the density near 0 (mass 1.36).
+SCFP_P = 4 * G**4 * z**2 - 4 * G**3 * z + G**2 - 4 * G * z + 4
+
+
+def test_semicircle_times_free_poisson_near_its_atom():
+    L = fp.free_mul(fp.Semicircle(0, 1), fp.FreePoisson(R(1, 2)))
+    assert L.cauchy_equation().as_expr().expand() == sp.expand(SCFP_P)
+    A = law(SCFP_P)
+    assert A.atoms() == ((0, R(1, 2)),)
+    # the full G (no continuous-part route) and the continuous part agree where both work
+    B = law(SCFP_P)
+    B._near_atom = lambda xf: None
+    for x in ("-0.001", "0.001", "0.1", "-1.5"):
+        assert close(A.density(R(x), dps=30), B.density(R(x), dps=30), mpf(10) ** -25), x
+    # the continuous part is smooth at 0: 0.45015815807855…, symmetric
+    d0 = A.density(0, dps=20)
+    assert abs(d0 - mpf("0.4501581580785")) < 1e-12
+    for x in (R(1, 10**6), R(-27, 2 * 10**8), R(1, 10**12)):
+        v = A.density(x, dps=20)
+        assert v == A.density(-x, dps=20) and abs(v - d0) < abs(x), x
+    assert A.density_grid([R(-1, 10**6), R(1, 10**6)], dps=20) == \
+        [A.density(R(-1, 10**6), dps=20), A.density(R(1, 10**6), dps=20)]
+    w = mpmath.mpc(1e-6, 1e-6)
+    g = A.cauchy(w, dps=20)
+    assert abs(g - mpf(1) / 2 / w) < 3
+    h = A.cauchy(w.conjugate(), dps=20)
+    with mpmath.workprec(400):
+        assert h.real == g.real and h.imag == -g.imag              # G(z̄) = conj G(z), exactly
+    with mpmath.workdps(30):
+        cdf_jump = A.cdf(R(1, 10**6), dps=20) - A.cdf(R(-1, 10**6), dps=20)
+        assert abs(cdf_jump - mpf(1) / 2 - 2 * mpf(10) ** -6 * d0) < 1e-15
+    assert A.moments(2, dps=15) == tuple(mpf(m) for m in L.moments(2))
+
+
+def test_marchenko_pastur_cauchy_next_to_its_atom():
+    # MP(2): 2zG² − (1 + z)G + 1 = 0, atom 1/2 at 0 outside the support [3 − 2√2, 3 + 2√2];
+    # near 0, G(x) = ((1 + x) + sqrt((1 + x)² − 8x))/(4x) ≈ 1/(2x) − 1/2 (the old landing
+    # returned the other root, ≈ 1)
+    A = law(mp_eq(2))
+    B = law(mp_eq(2))
+    B._near_atom = lambda xf: None          # the full G as well
+    for x in ("-0.1", "-0.001", "-1e-8", "1e-8", "0.001", "0.1"):
+        with mpmath.workdps(60):
+            xv = exact_mpf(x)
+            ref = ((1 + xv) + mpmath.sqrt((1 + xv) ** 2 - 8 * xv)) / (4 * xv)
+        for C in (A, B):
+            assert close(C.cauchy(R(x), dps=30), ref, mpf(10) ** -25), x
