@@ -642,6 +642,10 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             qexpr = sum(fprime.as_expr() ** nu[k][0] * nu[k][1].as_expr() * _H ** k
                         for k in range(self._d + 1) if orders[k] == mu)
             exact_roots = _sym_real_roots(f, "atoms")
+            if exact_roots is None and f.degree() == 1:
+                c1, c0 = f.all_coeffs()
+                root = sp.simplify(-c0 / c1)
+                exact_roots = [root] if root.is_real else []
             locs = exact_roots if exact_roots is not None else _num_real_roots(f, _bits(dps + 20))
             for a in locs:
                 m = self._atom_mass(a, f, qexpr, dps)
@@ -649,6 +653,30 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     out.append((a if self._rational else +a, m))
         return tuple(sorted(out, key=lambda t: float(sp.N(t[0], 20)) if isinstance(t[0], sp.Basic)
                             else float(t[0])))
+
+    def _exact_mass_candidates(self, a, qexpr):
+        """Exact candidate masses at an exact location ``a`` when the coefficients are
+        irrational (e.g. ``e``): the linear factors in ``H`` of the mass polynomial over its
+        coefficient domain (``ℤ[e]``) give them exactly; ``None`` if some factor is not
+        linear or the location is not exact."""
+        if not isinstance(a, sp.Basic):
+            return None
+        try:
+            qa = sp.Poly(sp.expand(qexpr.subs(_z, a)), _H)
+            factors = qa.factor_list()[1]
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+            return None
+        out = []
+        for g, _ in factors:
+            if g.degree() == 0:
+                continue
+            if g.degree() != 1:
+                return None
+            c1, c0 = g.all_coeffs()
+            root = sp.simplify(-c0 / c1)
+            if root != 0 and root.is_real is not False:
+                out.append(root)
+        return out
 
     def _atom_mass(self, a, f, qexpr, dps):
         prec = _bits(dps + 20)
@@ -661,12 +689,19 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 res = sp.Poly(sp.resultant(f.as_expr(), qexpr, _z), _H)
                 cands = [r for r in _sym_real_roots(res, "atoms") if r != 0]
             else:
-                qa = sp.Poly(qexpr, _H, _z)
-                cs = [sum(mpmath.mpf(_to_mpf(sp.sympify(c), prec)) * an ** j
-                          for (j,), c in sp.Poly(qa.as_expr().coeff(_H, k), _z).terms())
-                      if qa.as_expr().coeff(_H, k) != 0 else mpmath.mpf(0)
-                      for k in range(sp.degree(qexpr, _H) + 1)]
-                cands = [mpmath.mpf(r) for r in _num_real_polyroots(cs[::-1], prec) if r]
+                cands = self._exact_mass_candidates(a, qexpr)
+                if cands is None:
+                    qa = sp.Poly(qexpr, _H, _z)
+                    cs = [sum(mpmath.mpf(_to_mpf(sp.sympify(c), prec)) * an ** j
+                              for (j,), c in sp.Poly(qa.as_expr().coeff(_H, k), _z).terms())
+                          if qa.as_expr().coeff(_H, k) != 0 else mpmath.mpf(0)
+                          for k in range(sp.degree(qexpr, _H) + 1)]
+                    try:
+                        cands = [mpmath.mpf(r) for r in _num_real_polyroots(cs[::-1], prec) if r]
+                    except mpmath.libmp.libhyper.NoConvergence as exc:
+                        raise PrecisionError(
+                            f"AlgebraicCauchy.atoms: the candidate masses at {a} could not be "
+                            f"isolated ({exc})") from exc
             if not cands:
                 return None
             cn = [mpmath.mpf(_to_mpf(c, prec)) if isinstance(c, sp.Basic) else c for c in cands]

@@ -302,3 +302,21 @@ def test_ge_sampler_moments_match_the_laws_at_n_1024(ge_moments, scheme, name):
     got = ge_moments[scheme][name]
     rel = np.abs(got / np.array(exact) - 1)
     assert rel.max() < 0.06, (rel, got, exact)
+
+
+# -- numerics at β = 1 (coefficients in ℤ[e]) ----------------------------------------------
+def test_output_law_numerics_at_beta_one():
+    gpt2 = output_law(Architecture.from_dimensions(n=768, heads=12, d_k=64, d_v=64, d_o=768,
+                                                   beta=1))
+    (lo, hi), = gpt2.support(dps=20)
+    assert lo == 0 and 13.9 < hi < 14.0            # hard edge at 0 (γ_V = γ_O = 1), theory.md §5.3
+    assert gpt2.atoms() == () and gpt2._evaluator("t").atoms(dps=20) == ()
+    d20 = [gpt2.density(x, dps=20) for x in (sp.Rational(1, 10), 1, 13)]
+    d30 = [gpt2.density(x, dps=30) for x in (sp.Rational(1, 10), 1, 13)]
+    assert all(v > 0 for v in d20) and gpt2.density(15, dps=20) == 0
+    with mpmath.workdps(30):
+        assert all(abs(a - b) <= mpmath.mpf(10) ** -19 * b for a, b in zip(d20, d30))
+    # γ_V = 1/2: the evaluator's own atom search (exact, over ℤ[e]) finds the mass 1/2
+    half = output_law(Architecture(heads=8, gamma_k=sp.Rational(1, 2), gamma_v=sp.Rational(1, 2),
+                                   gamma_o=2, beta=1))
+    assert half._evaluator("t").atoms(dps=20) == ((0, sp.Rational(1, 2)),)
