@@ -63,7 +63,7 @@ import sympy as sp
 
 from ._params import as_exact, sign
 from .errors import FreeprobValueError
-from .families import CompoundFreePoisson, MarchenkoPastur
+from .families import CompoundFreePoisson, Dirac, MarchenkoPastur
 from .law import Law
 from .operations import dilate, pushforward, shift
 from .symbols import x
@@ -269,6 +269,11 @@ class Architecture:
                   kv_groups=self.kv_groups)
         if changes.get("scheme", kw["scheme"]) != "gqa":
             kw["kv_groups"] = None
+        unknown = set(changes) - set(kw)
+        if unknown:
+            raise FreeprobValueError(
+                f"Architecture.replace: unknown field(s) {', '.join(sorted(unknown))}; "
+                f"allowed: {', '.join(kw)}")
         kw.update(changes)
         return Architecture(**kw)
 
@@ -305,6 +310,9 @@ def row_covariance_law(ratio, theta1_=theta1, theta2_=theta2) -> Law:
     Source: theory.md §2 item 3 (El Karoui's kernel expansion), §3.1.
     """
     c = _positive(ratio, "row_covariance_law", "ratio")
+    if sp.sympify(theta2_).is_zero:
+        # β = 0: uniform attention, Σ = θ1 I = 0 (the centred attention vanishes)
+        return Dirac(theta1_ - theta2_)
     return shift(dilate(MarchenkoPastur(1 / c), theta2_), theta1_ - theta2_)
 
 
@@ -334,6 +342,8 @@ def tied_value_covariance_law(arch: Architecture) -> Law:
     """
     _check_arch(arch, "tied_value_covariance_law")
     ck, t1, t2 = arch.c_k, arch.theta1, arch.theta2
+    if sp.sympify(t2).is_zero and sp.sympify(t1).is_zero:
+        return Dirac(0)          # β = 0: Σ = 0
     return pushforward(MarchenkoPastur(ck), (t2 / ck) * x**2 + (t1 - t2) * x)
 
 

@@ -112,6 +112,24 @@ def _certified(balls, dps):
     return out
 
 
+
+def _no_raw_convergence_errors(method):
+    """Turn mpmath's ``NoConvergence`` (root isolation of badly scaled equations, e.g. the
+    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except mpmath.libmp.libhyper.NoConvergence as exc:
+            raise PrecisionError(
+                f"{type(self).__name__}.{method.__name__}: the roots of the Cauchy equation could "
+                f"not be isolated ({exc}); its coefficients may be too badly scaled (e.g. a huge "
+                "mean): evaluate a dilated law (freeprob.attention.mean_normalized) instead"
+            ) from exc
+    return wrapper
+
 class Law:
     """Base class of all laws (probability measures on the real line).
 
@@ -511,6 +529,7 @@ class Law:
     def _dps(dps, who):
         return mpmath.mp.dps if dps is None else check_dps(dps, who)
 
+    @_no_raw_convergence_errors
     def cauchy(self, z, *, dps=None):
         r"""Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` at a complex point off the support.
 
@@ -539,6 +558,7 @@ class Law:
         dps = self._dps(dps, "cauchy")
         return self._evaluator("cauchy").cauchy(z, dps=dps)
 
+    @_no_raw_convergence_errors
     def density(self, x, *, dps=None):
         r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
 
@@ -556,11 +576,13 @@ class Law:
             return ev.density_grid(list(x), dps=dps)
         return ev.density(x, dps=dps)
 
+    @_no_raw_convergence_errors
     def cdf(self, x, *, dps=None):
         r"""Distribution function ``μ((−∞, x])`` (density integral plus atoms ≤ x)."""
         dps = self._dps(dps, "cdf")
         return self._evaluator("cdf").cdf(x, dps=dps)
 
+    @_no_raw_convergence_errors
     def quantile(self, p, *, dps=None):
         r"""Quantile: the smallest ``x`` with ``cdf(x) >= p``, for ``p`` in [0, 1].
 
@@ -572,6 +594,7 @@ class Law:
         dps = self._dps(dps, "quantile")
         return self._evaluator("quantile").quantile(p, dps=dps)
 
+    @_no_raw_convergence_errors
     def support(self, *, dps=None):
         r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
 
@@ -582,6 +605,7 @@ class Law:
         dps = self._dps(dps, "support")
         return self._evaluator("support").support(dps=dps)
 
+    @_no_raw_convergence_errors
     def atoms(self, *, dps=None):
         r"""Atoms: a tuple of ``(location, mass)`` pairs, exact where possible.
 

@@ -320,3 +320,13 @@ def test_output_law_numerics_at_beta_one():
     half = output_law(Architecture(heads=8, gamma_k=sp.Rational(1, 2), gamma_v=sp.Rational(1, 2),
                                    gamma_o=2, beta=1))
     assert half._evaluator("t").atoms(dps=20) == ((0, sp.Rational(1, 2)),)
+
+
+def test_beta_zero_gives_the_zero_law_and_replace_checks_fields():
+    arch = Architecture(heads=2, gamma_k=1, gamma_v=1, gamma_o=1, beta=0)
+    for build in (attention_law, concatenated_attention_law, head_sum_law, head_output_law,
+                  stacked_output_law, output_law):
+        assert build(arch).moments(3) == (1, 0, 0, 0)          # A = P: no centred attention
+    assert output_law(arch.replace(scheme="tied")).moments(2) == (1, 0, 0)
+    with pytest.raises(FreeprobValueError, match="unknown field"):
+        arch.replace(foo=1)
