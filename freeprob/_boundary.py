@@ -333,10 +333,45 @@ class _BoundaryValues:
                        if abs(float(sp.N(pt.expr - p, 20))) < 1e-10)
         if self._nearest_special_gap(pt.xf)[0] > 1e-8 * (1 + abs(pt.xf)):
             return False
+        if pt.num is not None:
+            if self._special_value_exceeds(pt):
+                return False
+            # a rational point: evaluate exactly in the coefficient domain (ℤ[e], ℚ(√2), …:
+            # canonical, so zero only if it is zero), not by a slow sympy ``simplify``
+            sp_poly = self._special_poly()
+            if not sp_poly.domain.is_EX:
+                try:
+                    return sp.sympify(sp_poly.eval(sp.Rational(pt.num, pt.den))) == 0
+                except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError,
+                        sp.polys.polyerrors.CoercionFailed):
+                    pass
         val = self._special_poly().as_expr().subs(_z, pt.expr)
         if abs(complex(sp.N(val, 30))) > 1e-20:
             return False
         return sp.simplify(val) == 0
+
+    def _special_value_exceeds(self, pt, wp=256):
+        """True if, at the rational point ``pt``, the special polynomial certainly has
+        modulus above ``1e-20`` (the threshold of :meth:`_is_special`): Horner in mpmath at
+        ``wp`` bits with a bound on the rounding error, instead of a slow sympy
+        substitution (irrational coefficients, points near an edge)."""
+        cs = self._memo(("specialcoeffs", wp), lambda: [
+            mpmath.mpf(_to_mpf(sp.sympify(c), wp)) for c in self._special_poly().all_coeffs()])
+        with mpmath.workprec(wp):
+            x = mpmath.mpf(pt.mpf(wp))          # binary rounding of x: part of the bound
+            v, scale = mpmath.mpf(0), mpmath.mpf(0)
+            for c in cs:
+                v = v * x + c
+                scale = scale * abs(x) + abs(c)
+            dx = abs(x) * mpmath.mpf(2) ** (-wp + 1)
+            dv = 0
+            if len(cs) > 1:
+                dscale = mpmath.mpf(0)
+                for i, c in enumerate(cs[:-1]):
+                    dscale = dscale * (abs(x) + dx) + abs(c) * (len(cs) - 1 - i)
+                dv = dscale * dx
+            err = scale * mpmath.mpf(2) ** (-wp + 8) * len(cs) + dv
+            return abs(v) - err > mpmath.mpf(10) ** -20
 
     def _plan(self, pt):
         """``(extra_bits, float_ok)``: extra working bits when the point is closer to a

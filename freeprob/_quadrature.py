@@ -138,12 +138,37 @@ class _Quadrature:
             return mpmath.mpf(_to_mpf(v, prec))
         return mpmath.mpf(v)
 
+    def _numeric_special(self, v):
+        """True if ``v`` is an mpf approximation of a special point (laws with irrational
+        coefficients: their support edges, special points and atom locations are mpf)."""
+        if self._rational or isinstance(v, sp.Basic | _Pt):
+            return False
+        return self._numeric_special_match(v) is not None
+
+    def _numeric_special_match(self, v):
+        """The numeric special point within rounding (relative ``1e-9``, far above the
+        ``dps + GUARD_DPS`` digits the mpf ends carry) of the mpf ``v``, or ``None``."""
+        v = mpmath.mpf(v)
+        for p in self._special_points():
+            if isinstance(p, sp.Basic):
+                continue
+            if abs(v - p) <= mpmath.mpf(10) ** -9 * max(1, abs(p)):
+                return p
+        return None
+
     def _split(self, a, b, ats, prec):
-        """``[a, b]`` split at the atoms and special points strictly inside."""
+        """``[a, b]`` split at the atoms and special points strictly inside (an mpf special
+        point that only rounds differently from an mpf end is that end, not a cut)."""
         an, bn = self._num(a, prec), self._num(b, prec)
+        ends = [(an, v) for v in (a,) if self._numeric_special(v)] + \
+            [(bn, v) for v in (b,) if self._numeric_special(v)]
         cuts = []
         for p in list(self._special_points()) + [loc for loc, _ in ats]:
             pn = self._num(p, prec)
+            if any(not isinstance(p, sp.Basic | _Pt) and self._numeric_special_match(v) is not None
+                   and self._numeric_special_match(v) == self._numeric_special_match(p)
+                   for _, v in ends):
+                continue
             if an < pn < bn:
                 cuts.append((pn, p))
         cuts.sort(key=lambda t: t[0])
@@ -189,10 +214,12 @@ class _Edge:
         self.bmag = int(mpmath.mag(bn)) if bn else None
         self.bf = float(bn)
         pt = base if isinstance(base, _Pt) else _real_point(base, "cdf")
-        self.special = owner._is_special(pt)
+        # irrational coefficients: the edges (and cuts) are mpf approximations of special
+        # points, never exactly special, yet the density has its edge singularity there
+        self.special = owner._is_special(pt) or owner._numeric_special(base)
         self.mass = 0
         if self.special:
-            for loc, m in owner.atoms(dps=20):
+            for loc, m in owner._atoms_at_least(20):
                 if abs(float(sp.N(loc, 20) if isinstance(loc, sp.Basic) else loc) - self.bf) <= \
                         1e-12 * (1 + abs(self.bf)) and (not isinstance(loc, sp.Basic)
                                                          or sp.simplify(loc - pt.expr) == 0):

@@ -608,7 +608,24 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             ``dps`` digits; sorted by location.
         """
         dps = _check_dps(dps, "atoms")
+        if not self._rational:
+            # exact locations and masses (e.g. in ℤ[e]) do not depend on dps: reuse them
+            # rather than continuing G to each atom again at every precision
+            for key, val in list(self._cache.items()):
+                if isinstance(key, tuple) and len(key) == 2 and key[0] == "atoms" and \
+                        all(isinstance(v, sp.Basic) for t in val for v in t):
+                    return val
         return self._memo(("atoms", None if self._rational else dps), lambda: self._atoms(dps))
+
+    def _atoms_at_least(self, dps):
+        """Atoms to at least ``dps`` digits: for irrational coefficients (atoms memoized per
+        ``dps``, each costing a continuation) any already computed to ``dps`` or more."""
+        if not self._rational:
+            have = [k[1] for k in self._cache if isinstance(k, tuple) and len(k) == 2
+                    and k[0] == "atoms" and isinstance(k[1], int) and k[1] >= dps]
+            if have:
+                return self._cache[("atoms", min(have))]
+        return self.atoms(dps=dps)
 
     def _atoms(self, dps):
         lc = self._lc()

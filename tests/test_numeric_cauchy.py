@@ -446,3 +446,26 @@ def test_marchenko_pastur_cauchy_next_to_its_atom():
             ref = ((1 + xv) + mpmath.sqrt((1 + xv) ** 2 - 8 * xv)) / (4 * xv)
         for C in (A, B):
             assert close(C.cauchy(R(x), dps=30), ref, mpf(10) ** -25), x
+
+
+def test_cdf_with_transcendental_coefficients_numeric_edges():
+    # attention law at β = 1: the Cauchy equation has coefficients in ℤ[e], so the support
+    # edges are mpf approximations of special points, never exactly special.  They used to
+    # be integrated as ordinary ends (Gauss–Legendre across the s^{1/2} edge: error 1e-9,
+    # PrecisionError); they are edges now, as for the same law at rational θ.
+    from freeprob.attention import Architecture, output_law
+    B = Architecture(heads=8, gamma_k=R(1, 2), gamma_v=R(1, 2), gamma_o=2, beta=1)
+    L = output_law(B)
+    assert L.atoms() == ((0, R(1, 2)),)
+    ((a, b),) = L.support(dps=20)
+    assert abs(a - mpf("0.24251069911664933")) < 1e-15 and abs(b - mpf("34.97363289870593")) < 1e-13
+    assert L.cdf(a - mpf(10) ** -10, dps=15) == mpf(1) / 2          # the atom at 0 only
+    vals = [L.cdf(x, dps=15) for x in (R(1, 2), 1, 5)]
+    assert mpf(1) / 2 < vals[0] < vals[1] < vals[2] < 1
+    assert abs(vals[1] - mpf("0.587728051569954")) < 1e-14
+    assert L.cdf(b + 1, dps=15) == 1
+    ex = L.moments(2)
+    qm = L._evaluator("x").moments(2, dps=20)
+    with mpmath.workdps(40):
+        for q, m in zip(qm, ex):
+            assert abs(q - mpf(sp.N(m, 40))) < mpf(10) ** -18, (q, m)
