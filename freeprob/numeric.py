@@ -451,7 +451,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         separated from them by ``O(1)`` only while the continuation steps change it by
         ``O(m/|z − a|)``: the continuous part ``(G − m/(z − a))/(1 − m)``
         (:meth:`_deflated`) has no pole there and is evaluated instead."""
-        if not self._rational or self._lc().degree() < 1:
+        if self._lc().degree() < 1:
             return None
         _, j = self._nearest_special_gap(xf)
         if j is None:
@@ -461,11 +461,17 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             pts, pfl = self._special_points(), self._special_floats()
             out = {}
             for loc, m in self.atoms():
-                if not (isinstance(m, sp.Basic) and 0 < m < 1):
+                if not (isinstance(m, sp.Basic) and isinstance(loc, sp.Basic) and 0 < m < 1):
                     continue
                 lf = float(sp.N(loc, 20))
                 i = min(range(len(pts)), key=lambda k: abs(pfl[k] - lf))
-                if abs(sp.N(pts[i] - loc, 50)) < sp.Float(10) ** -40:
+                if self._rational:
+                    close = abs(sp.N(pts[i] - loc, 50)) < sp.Float(10) ** -40
+                else:   # special points of irrational equations are mpf at 200 bits
+                    with mpmath.workprec(200):
+                        pv, lv = mpmath.mpmathify(pts[i]), mpmath.mpf(sp.N(loc, 60))
+                        close = abs(pv - lv) <= mpmath.mpf(10) ** -40 * max(1, abs(lv))
+                if close:
                     out[i] = (loc, m)
             return out
         return self._memo("atom_index", fn).get(j)

@@ -469,3 +469,12 @@ def test_cdf_with_transcendental_coefficients_numeric_edges():
     with mpmath.workdps(40):
         for q, m in zip(qm, ex):
             assert abs(q - mpf(sp.N(m, 40))) < mpf(10) ** -18, (q, m)
+
+
+def test_density_next_to_an_exact_atom_with_transcendental_coefficients():
+    # Semicircle ⊠ FreePoisson(e/6): atom 1 − e/6 at 0 inside the support, coefficients in ℤ[e];
+    # the continuous part is smooth at 0, so 1e-6 and 1e-4 agree to O(1e-8)
+    law = fp.free_mul(fp.Semicircle(0, 1), fp.FreePoisson(sp.E / 6))
+    assert law.atoms() == ((0, 1 - sp.E / 6),)
+    a, b = law.density(sp.Rational(1, 10**6), dps=15), law.density(sp.Rational(1, 10**4), dps=15)
+    assert a > 0.3 and abs(a - b) < 1e-6
