@@ -71,7 +71,7 @@ from .symbols import x
 __all__ = [
     "ge_coefficients", "Architecture", "SCHEMES", "theta1", "theta2",
     "row_covariance_law", "value_covariance_law", "tied_value_covariance_law",
-    "attention_law", "concatenated_attention_law", "head_sum_law", "head_output_law",
+    "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
     "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
 ]
 
@@ -376,7 +376,11 @@ def concatenated_attention_law(arch: Architecture) -> Law:
 
 def head_sum_ratio(arch: Architecture):
     """The key ratio of the head-sum law: ``γ_K`` (independent keys, tied), ``c_K`` (one
-    shared key matrix), ``h_KV c_K`` (grouped queries).  Source: theory.md §3.2, §3.5."""
+    shared key matrix), ``h_KV c_K`` (grouped queries).
+
+    Raises ``FreeprobValueError`` if ``arch`` is not an :class:`Architecture`.
+    Source: theory.md §3.2, §3.5."""
+    _check_arch(arch, "head_sum_ratio")
     if arch.scheme == "shared_keys":
         return arch.c_k
     if arch.scheme == "gqa":
