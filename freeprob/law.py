@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import functools
 from functools import cached_property
 
 import flint
@@ -112,11 +113,9 @@ def _certified(balls, dps):
     return out
 
 
-
 def _no_raw_convergence_errors(method):
     """Turn mpmath's ``NoConvergence`` (root isolation of badly scaled equations, e.g. the
     attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`."""
-    import functools
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -129,6 +128,7 @@ def _no_raw_convergence_errors(method):
                 "mean): evaluate a dilated law (freeprob.attention.mean_normalized) instead"
             ) from exc
     return wrapper
+
 
 class Law:
     """Base class of all laws (probability measures on the real line).
@@ -620,7 +620,8 @@ class Law:
             # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
             # (compound free Poisson rank, products, dilations) is the answer.
             from ._params import sign
-            lc = self.cauchy_equation().as_poly(self.cauchy_equation().gens[0]).LC()
+            P = self.cauchy_equation()
+            lc = P.as_poly(P.gens[0]).LC()
             if len(sp.Poly(lc, _z).terms()) == 1:
                 return ((sp.Integer(0), known),) if sign(known) == 1 else ()
         return ev.atoms(dps=dps)
