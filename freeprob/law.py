@@ -35,8 +35,8 @@ sequence are returned as exact zeros.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import functools
+import numbers
 from functools import cached_property
 
 import flint
