@@ -65,14 +65,16 @@ Hayase & Karakida (2026), Gaussian Equivalence for Multi-Head Self-Attention.
 from __future__ import annotations
 
 import math
-import numbers
-from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from ._sampler_heads import ge_head_outputs, softmax_head_outputs
+from ._sampler_model import (INPUTS, MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions,  # noqa: F401
+                             Weights, _beta, _choice, _draw_matrix, _expm1_minus_taylor,
+                             _haar_columns, _names, _noise_std, _positive_int, _rng, draw_weights,
+                             ge_constants, key_norm_mean, softmax_attention)
 from .errors import FreeprobValueError
 
 __all__ = [
@@ -82,475 +84,12 @@ __all__ = [
     "top_eigenvalue", "gram_moments", "empirical_moments", "relative_w1",
 ]
 
-SCHEMES = ("independent", "gqa", "shared_keys", "tied")
-MODELS = ("softmax", "ge", "ge2")
-OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out", "out_full")
-WEIGHT_KINDS = ("gaussian", "rademacher", "orthogonal")
-INPUTS = ("qkv", "explicit")
 
 # at most this many attention entries (heads × n × n) are held at once
 _MAX_BLOCK_ELEMENTS = 2**24
 
 
-# --------------------------------------------------------------------------- validation
-
-def _positive_int(value, owner, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise FreeprobValueError(f"`{name}` of `{owner}` must be a positive integer; got {value!r}")
-    return int(value)
-
-
-def _choice(value, allowed, owner, name):
-    if not isinstance(value, str) or value not in allowed:
-        raise FreeprobValueError(f"`{name}` of `{owner}` must be one of {allowed}; got {value!r}")
-    return value
-
-
-def _beta(beta, owner):
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
-        raise FreeprobValueError(f"`beta` of `{owner}` must be a real number; got {beta!r}")
-    beta = float(beta)
-    if not math.isfinite(beta) or beta < 0:
-        raise FreeprobValueError(f"`beta` of `{owner}` must be finite and >= 0; got {beta!r}")
-    return beta
-
-
-def _rng(rng, owner):
-    if not isinstance(rng, np.random.Generator):
-        raise FreeprobValueError(
-            f"`rng` of `{owner}` must be a numpy.random.Generator "
-            f"(e.g. numpy.random.default_rng(0)); got {type(rng).__name__}")
-    return rng
-
-
-def _names(values, allowed, owner, name):
-    if isinstance(values, str):
-        values = (values,)
-    try:
-        values = tuple(values)
-    except TypeError as exc:
-        raise FreeprobValueError(
-            f"`{name}` of `{owner}` must be a sequence of names; got {values!r}") from exc
-    if not values:
-        raise FreeprobValueError(f"`{name}` of `{owner}` must not be empty")
-    for v in values:
-        _choice(v, allowed, owner, name)
-    return tuple(dict.fromkeys(values))
-
-
-# --------------------------------------------------------------------------- dimensions
-
-@dataclass(frozen=True)
-class Dimensions:
-    r"""Sizes and head-sharing scheme of one multi-head attention layer.
-
-    Parameters
-    ----------
-    n : int
-        Number of tokens, ``n ≥ 1``.
-    heads : int
-        Number of heads ``h``.
-    d_k, d_v, d_o : int
-        Per-head key/query width ``d_K``, per-head value width ``d_V``, output width
-        ``d_O``.
-    d : int, optional
-        Input width, ``d ≥ n`` (orthogonal token rows need ``n ≤ d``); defaults to ``n``.
-        Only the ``input="explicit"`` route of :func:`draw_weights` uses it.
-    scheme : {"independent", "gqa", "shared_keys", "tied"}
-        Head sharing (theory.md §3.4–3.5).
-    kv_groups : int, optional
-        Number of key/value groups for ``scheme="gqa"`` (``heads % kv_groups == 0``;
-        MQA is ``kv_groups=1``; consecutive heads form a group).  Must be omitted (or
-        equal to the implied value) for the other schemes.
-
-    Attributes
-    ----------
-    gamma_k, gamma_v, gamma_o : fractions.Fraction
-        ``h d_K/n``, ``h d_V/n``, ``d_O/n`` (theory.md §1).
-    c_k, c_v : fractions.Fraction
-        ``d_K/n``, ``d_V/n``.
-    key_groups, value_groups : int
-        Number of distinct key / value matrices.
-
-    Raises
-    ------
-    FreeprobValueError
-        A size is not a positive integer; ``n > d``; unknown scheme; ``kv_groups``
-        missing, not dividing ``heads``, or given for a scheme other than GQA;
-        ``scheme="tied"`` with ``d_v != d_k``.
-
-    Examples
-    --------
-    >>> dims = Dimensions(n=64, heads=4, d_k=8, d_v=8, d_o=32, scheme="gqa", kv_groups=2)
-    >>> dims.gamma_k, dims.gamma_o, dims.key_groups
-    (Fraction(1, 2), Fraction(1, 2), 2)
-    """
-
-    n: int
-    heads: int
-    d_k: int
-    d_v: int
-    d_o: int
-    d: int = None
-    scheme: str = "independent"
-    kv_groups: int = None
-
-    def __post_init__(self):
-        owner = "Dimensions"
-        for name in ("n", "heads", "d_k", "d_v", "d_o"):
-            object.__setattr__(self, name, _positive_int(getattr(self, name), owner, name))
-        d = self.n if self.d is None else _positive_int(self.d, owner, "d")
-        if d < self.n:
-            raise FreeprobValueError(
-                f"`d` of `Dimensions` must be >= n (X has n orthogonal rows in R^d); got d={d}, n={self.n}")
-        object.__setattr__(self, "d", d)
-        _choice(self.scheme, SCHEMES, owner, "scheme")
-        implied = {"independent": self.heads, "shared_keys": None, "tied": self.heads}
-        if self.scheme == "gqa":
-            if self.kv_groups is None:
-                raise FreeprobValueError("`kv_groups` of `Dimensions` is required for scheme 'gqa' "
-                                         "(kv_groups=1 is MQA)")
-            g = _positive_int(self.kv_groups, owner, "kv_groups")
-            if self.heads % g:
-                raise FreeprobValueError(
-                    f"`kv_groups` of `Dimensions` must divide heads={self.heads}; got {g}")
-            object.__setattr__(self, "kv_groups", g)
-        elif self.kv_groups is not None and self.kv_groups != implied[self.scheme]:
-            raise FreeprobValueError(
-                f"`kv_groups` of `Dimensions` is only for scheme 'gqa'; got kv_groups={self.kv_groups!r} "
-                f"with scheme {self.scheme!r}")
-        else:
-            object.__setattr__(self, "kv_groups", None)
-        if self.scheme == "tied" and self.d_v != self.d_k:
-            raise FreeprobValueError(
-                f"scheme 'tied' of `Dimensions` sets V_i = K_i and needs d_v == d_k; got d_v={self.d_v}, "
-                f"d_k={self.d_k}")
-
-    @property
-    def gamma_k(self):
-        return Fraction(self.heads * self.d_k, self.n)
-
-    @property
-    def gamma_v(self):
-        return Fraction(self.heads * self.d_v, self.n)
-
-    @property
-    def gamma_o(self):
-        return Fraction(self.d_o, self.n)
-
-    @property
-    def c_k(self):
-        return Fraction(self.d_k, self.n)
-
-    @property
-    def c_v(self):
-        return Fraction(self.d_v, self.n)
-
-    @property
-    def key_groups(self):
-        return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": 1,
-                "tied": self.heads}[self.scheme]
-
-    @property
-    def value_groups(self):
-        return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": self.heads,
-                "tied": self.heads}[self.scheme]
-
-    def key_group_of_head(self):
-        """Index of the key matrix used by each head (``numpy`` int array of length ``h``)."""
-        return np.arange(self.heads) * self.key_groups // self.heads
-
-    def value_group_of_head(self):
-        """Index of the value matrix used by each head (``numpy`` int array of length ``h``)."""
-        return np.arange(self.heads) * self.value_groups // self.heads
-
-
-# --------------------------------------------------------------------------- constants
-
-def _expm1_minus_taylor(x, order):
-    """``e^x − Σ_{k≤order} x^k/k!`` for ``x ≥ 0`` without cancellation."""
-    if x < 1.0:
-        term, total, k = 1.0, 0.0, 0
-        while True:
-            k += 1
-            term *= x / k
-            if k > order:
-                total += term
-                if term <= 1e-17 * total:
-                    return total
-    return math.expm1(x) - sum(x**k / math.factorial(k) for k in range(1, order + 1))
-
-
-def ge_constants(beta):
-    r"""The GE constants ``(θ1, θ2) = (e^{β²} − 1, β²)`` as floats (theory.md §1–2).
-
-    ``θ1`` is the coordinate variance of ``√n A⊥`` and ``θ2`` its linear (score) part;
-    ``θ1 − θ2`` is the variance of the GE noise.
-
-    Parameters
-    ----------
-    beta : float
-        Inverse temperature, finite, ``β ≥ 0``.
-
-    Returns
-    -------
-    (float, float)
-
-    Raises
-    ------
-    FreeprobValueError
-        ``beta`` negative, non-finite or not real, or so large that ``e^{β²}``
-        overflows float64 (``β > 26.6``).
-
-    Examples
-    --------
-    >>> ge_constants(1.0)
-    (1.718281828459045, 1.0)
-    """
-    beta = _beta(beta, "ge_constants")
-    x = beta * beta
-    try:
-        theta1 = math.expm1(x)
-    except OverflowError:
-        theta1 = math.inf
-    if not math.isfinite(theta1):
-        raise FreeprobValueError(
-            f"`beta` of `ge_constants`: theta1 = exp(beta**2) - 1 overflows float64 at beta={beta!r}; "
-            "use the mean-normalised laws of the exact layer")
-    return theta1, x
-
-
-def _noise_std(beta, model):
-    """Standard deviation of the GE noise: √(θ1−θ2) (ge) or √(θ1−θ2−β⁴/2) (ge2), stable."""
-    x = beta * beta
-    return math.sqrt(_expm1_minus_taylor(x, 1 if model == "ge" else 2))
-
-
-# --------------------------------------------------------------------------- weights
-
-@dataclass(frozen=True, eq=False)
-class Weights:
-    r"""Per-head projections and output weights of one draw.
-
-    Attributes
-    ----------
-    dims : Dimensions
-    q, k : ndarray, shape ``(h, n, d_k)``
-        Queries and keys, entries of variance 1.  Heads sharing a key matrix
-        (GQA, shared keys) hold equal copies.
-    v : ndarray, shape ``(h, n, d_v)``
-        Values (for ``scheme="tied"``, ``v`` equals ``k``).
-    w_o : ndarray, shape ``(h d_v, d_o)``
-        Output weights, entries of variance ``1/(h d_v)``; rows ``i d_v … (i+1) d_v − 1``
-        act on head ``i``.
-    x : ndarray or None, shape ``(n, d)``
-        The inputs (``X Xᵀ = d I``) when drawn with ``input="explicit"``.
-
-    Raises
-    ------
-    FreeprobValueError
-        An array has the wrong shape or non-finite entries.
-    """
-
-    dims: Dimensions
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
-    w_o: np.ndarray
-    x: np.ndarray = field(default=None)
-
-    def __post_init__(self):
-        if not isinstance(self.dims, Dimensions):
-            raise FreeprobValueError(f"`dims` of `Weights` must be a Dimensions; got {self.dims!r}")
-        dm = self.dims
-        shapes = {"q": (dm.heads, dm.n, dm.d_k), "k": (dm.heads, dm.n, dm.d_k),
-                  "v": (dm.heads, dm.n, dm.d_v), "w_o": (dm.heads * dm.d_v, dm.d_o)}
-        for name, shape in shapes.items():
-            arr = np.asarray(getattr(self, name), dtype=np.float64)
-            if arr.shape != shape:
-                raise FreeprobValueError(f"`{name}` of `Weights` must have shape {shape}; got {arr.shape}")
-            if not np.all(np.isfinite(arr)):
-                raise FreeprobValueError(f"`{name}` of `Weights` has non-finite entries")
-            object.__setattr__(self, name, arr)
-
-
-def _haar_columns(rows, cols, rng):
-    """``rows × cols`` matrix with orthonormal columns (rows ≥ cols), Haar distributed."""
-    g = rng.standard_normal((rows, cols))
-    qm, r = np.linalg.qr(g)
-    return qm * np.where(np.diag(r) < 0, -1.0, 1.0)
-
-
-def _draw_matrix(kind, shape, std, rng):
-    """A ``shape`` matrix with entry variance ``std**2``: Gaussian, Rademacher or orthogonal.
-
-    Orthogonal: Haar with orthonormal columns (tall) or rows (wide), scaled by
-    ``std·√max(shape)`` so that the mean squared entry is ``std**2``.
-    """
-    p, q = shape
-    if kind == "gaussian":
-        return std * rng.standard_normal(shape)
-    if kind == "rademacher":
-        return std * (2.0 * rng.integers(0, 2, size=shape) - 1.0)
-    base = _haar_columns(p, q, rng) if p >= q else _haar_columns(q, p, rng).T
-    return std * math.sqrt(max(p, q)) * base
-
-
-def draw_weights(dims, *, rng, input="qkv", value_weights="gaussian", output_weights="gaussian"):
-    r"""Draw ``Q, K, V`` for every head and ``W_O`` (theory.md §1, "Inputs and weights").
-
-    Parameters
-    ----------
-    dims : Dimensions
-    rng : numpy.random.Generator
-        Keyword-only; the only source of randomness.
-    input : {"qkv", "explicit"}
-        ``"qkv"`` draws ``Q_i, K_i`` with iid ``N(0, 1)`` entries (and ``V_i`` with unit
-        variance entries) directly.  ``"explicit"`` builds Haar inputs ``X``
-        (``n × d``, ``X Xᵀ = d I``) and fan-in weights of variance ``1/d``
-        (``W_Q, W_K ~ N(0, 1/d)``; ``W_V`` of kind ``value_weights``) and forms
-        ``Q = X W_Q`` etc.; the two routes agree in law for Gaussian weights.
-    value_weights : {"gaussian", "rademacher", "orthogonal"}
-        Law of the value projection, always of unit entry variance for ``V`` (``qkv``)
-        or ``1/d`` for ``W_V`` (``explicit``).  ``"orthogonal"`` makes the joint
-        ``[V_1, …, V_g]`` (``qkv``) or ``[W_V^1, …, W_V^g]`` (``explicit``) Haar over the
-        ``g = dims.value_groups`` distinct value matrices.  Must be ``"gaussian"`` for
-        ``scheme="tied"`` (where ``V_i = K_i``).
-    output_weights : {"gaussian", "rademacher", "orthogonal"}
-        Law of ``W_O`` (``h d_v × d_o``), entry variance ``1/(h d_v)``.
-
-    Returns
-    -------
-    Weights
-
-    Raises
-    ------
-    FreeprobValueError
-        ``dims`` not a :class:`Dimensions`; ``rng`` not a Generator; an unknown option;
-        non-Gaussian ``value_weights`` with ``scheme="tied"``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> dims = Dimensions(n=16, heads=4, d_k=4, d_v=4, d_o=8, scheme="gqa", kv_groups=2)
-    >>> w = draw_weights(dims, rng=np.random.default_rng(0))
-    >>> w.q.shape, w.w_o.shape, bool(np.array_equal(w.k[0], w.k[1]))
-    ((4, 16, 4), (16, 8), True)
-    """
-    owner = "draw_weights"
-    if not isinstance(dims, Dimensions):
-        raise FreeprobValueError(f"`dims` of `{owner}` must be a Dimensions; got {dims!r}")
-    rng = _rng(rng, owner)
-    _choice(input, INPUTS, owner, "input")
-    _choice(value_weights, WEIGHT_KINDS, owner, "value_weights")
-    _choice(output_weights, WEIGHT_KINDS, owner, "output_weights")
-    if dims.scheme == "tied" and value_weights != "gaussian":
-        raise FreeprobValueError(
-            f"`value_weights` of `{owner}` must be 'gaussian' for scheme 'tied' (V_i = K_i); "
-            f"got {value_weights!r}")
-    n, d, h = dims.n, dims.d, dims.heads
-    gk, gv = dims.key_groups, dims.value_groups
-    x = None
-    if input == "qkv":
-        q = rng.standard_normal((h, n, dims.d_k))
-        k = rng.standard_normal((gk, n, dims.d_k))
-        if dims.scheme != "tied":
-            joint = _draw_matrix(value_weights, (n, gv * dims.d_v), 1.0, rng)
-            v = joint.reshape(n, gv, dims.d_v).transpose(1, 0, 2)
-    else:
-        x = math.sqrt(d) * _haar_columns(d, n, rng).T
-        std = 1.0 / math.sqrt(d)
-        q = x @ (std * rng.standard_normal((h, d, dims.d_k)))
-        k = x @ (std * rng.standard_normal((gk, d, dims.d_k)))
-        if dims.scheme != "tied":
-            w_v = _draw_matrix(value_weights, (d, gv * dims.d_v), std, rng)
-            v = (x @ w_v).reshape(n, gv, dims.d_v).transpose(1, 0, 2)
-    k = k[dims.key_group_of_head()]
-    v = k.copy() if dims.scheme == "tied" else v[dims.value_group_of_head()]
-    w_o = _draw_matrix(output_weights, (h * dims.d_v, dims.d_o), 1.0 / math.sqrt(h * dims.d_v), rng)
-    return Weights(dims=dims, q=q, k=k, v=v, w_o=w_o, x=x)
-
-
 # --------------------------------------------------------------------------- attention
-
-def softmax_attention(q, k, beta):
-    r"""Row-softmax attention ``A = rowsoftmax(β q kᵀ/√d_K)`` (theory.md §1).
-
-    Stable for any finite ``β``: the row maximum is subtracted before exponentiating,
-    so no entry overflows and every row sums to one.
-
-    Parameters
-    ----------
-    q : array_like, shape ``(..., n, d_k)``
-    k : array_like, shape ``(..., m, d_k)`` (broadcast against ``q``)
-    beta : float
-        Inverse temperature, finite, ``β ≥ 0``.
-
-    Returns
-    -------
-    ndarray, shape ``(..., n, m)``, float64, rows summing to one.
-
-    Raises
-    ------
-    FreeprobValueError
-        ``beta`` invalid; ``q``/``k`` of dimension < 2, with different last axes, or
-        non-finite.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(1)
-    >>> a = softmax_attention(rng.standard_normal((5, 3)), rng.standard_normal((5, 3)), 50.0)
-    >>> bool(np.allclose(a.sum(axis=-1), 1.0)), bool(np.isfinite(a).all())
-    (True, True)
-    """
-    beta = _beta(beta, "softmax_attention")
-    q = np.asarray(q, dtype=np.float64)
-    k = np.asarray(k, dtype=np.float64)
-    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1]:
-        raise FreeprobValueError(
-            "`q`, `k` of `softmax_attention` must be (..., n, d_k) and (..., m, d_k); "
-            f"got {q.shape}, {k.shape}")
-    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(k))):
-        raise FreeprobValueError("`q`, `k` of `softmax_attention` must be finite")
-    s = np.matmul(q, np.swapaxes(k, -1, -2))
-    s *= beta / math.sqrt(q.shape[-1])
-    s -= s.max(axis=-1, keepdims=True)
-    np.exp(s, out=s)
-    s /= s.sum(axis=-1, keepdims=True)
-    return s
-
-
-def key_norm_mean(k, beta):
-    r"""The key-norm row mean ``μ`` of ``n A⊥`` given the keys (theory.md §7, F2).
-
-    ``μ_b = d_b/mean(d) − 1`` with ``d_b = exp(β²(|k_b|²/d_K − 1)/2)`` (computed in
-    log space, stable for large ``β``); ``Σ_b μ_b = 0`` and
-    ``‖μ‖² ≈ nβ⁴/(2 d_K)``.  The GE with the key-norm term adds ``1 μᵀ/√n`` to ``M^GE``.
-
-    Parameters
-    ----------
-    k : array_like, shape ``(..., n, d_k)``
-    beta : float, finite, ``≥ 0``
-
-    Returns
-    -------
-    ndarray, shape ``(..., n)``
-
-    Raises
-    ------
-    FreeprobValueError
-        ``beta`` invalid; ``k`` of dimension < 2.
-    """
-    beta = _beta(beta, "key_norm_mean")
-    k = np.asarray(k, dtype=np.float64)
-    if k.ndim < 2:
-        raise FreeprobValueError(f"`k` of `key_norm_mean` must be (..., n, d_k); got shape {k.shape}")
-    log_d = 0.5 * beta * beta * (np.einsum("...bj,...bj->...b", k, k) / k.shape[-1] - 1.0)
-    log_d -= log_d.max(axis=-1, keepdims=True)
-    dvals = np.exp(log_d)
-    return dvals / dvals.mean(axis=-1, keepdims=True) - 1.0
-
 
 def _centred_block(weights, beta, heads, model, key_norm_term, rng, noise_std):
     """``M_i`` for the heads in ``heads`` (a slice), shape ``(len, n, n)``."""
@@ -658,55 +197,89 @@ def attention_matrices(weights, beta, *, model="softmax", rng=None, key_norm_ter
 
 # --------------------------------------------------------------------------- objects
 
-def _build(weights, beta, model, key_norm_term, rng, objects, noise_std, concat_as_gram):
-    """Accumulate the requested objects head block by head block."""
+_M_OBJECTS = frozenset({"single", "concat", "sum"})
+_H_OBJECTS = frozenset({"head_out", "stack", "out", "out_full"})
+
+
+def _fast_route(model, objects):
+    """True if the head outputs can skip ``M_i`` (see :mod:`freeprob._sampler_heads`)."""
+    return model != "ge2" and not (set(objects) & _M_OBJECTS)
+
+
+def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
+    """``[H_1, …, H_h]`` (``n × h d_V``) by the fast kernels of ``_sampler_heads``."""
     dm = weights.dims
     n, h, dv = dm.n, dm.heads, dm.d_v
-    block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * n)))
-    want = set(objects)
-    need_h = bool(want & {"head_out", "stack", "out", "out_full"})
-    res = {}
-    if "concat" in want:
-        res["concat"] = np.zeros((n, n)) if concat_as_gram else np.empty((n, h * n))
-    if "sum" in want:
-        res["sum"] = np.zeros((n, n))
-    if "stack" in want:
-        res["stack"] = np.empty((n, h * dv))
-    if want & {"out", "out_full"}:
-        o = np.zeros((n, dm.d_o))
+    hstack = np.empty((n, h * dv))
+    if model == "softmax":
+        block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * n)))
+        buf = np.empty((block, n, n))
+    else:
+        block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * max(dv, dm.d_k, min(n, dv)))))
     for start in range(0, h, block):
         sl = slice(start, min(h, start + block))
-        c = sl.stop - sl.start
-        m = _centred_block(weights, beta, sl, model, key_norm_term, rng, noise_std)
-        if start == 0 and "single" in want:
-            res["single"] = m[0].copy()
+        if model == "softmax":
+            hb = softmax_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, buf)
+        else:
+            hb = ge_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, noise_std, rng,
+                                 key_norm_term)
+        hstack[:, sl.start * dv:sl.stop * dv].reshape(n, -1, dv)[...] = hb.transpose(1, 0, 2)
+    return hstack
+
+
+def _build(weights, beta, model, key_norm_term, rng, objects, noise_std, concat_as_gram, fast=True):
+    """Accumulate the requested objects head block by head block.
+
+    ``fast`` (default) takes the routes of :mod:`freeprob._sampler_heads` when no object
+    needs ``M_i``: identical up to rounding for softmax, exact in law for GE.
+    """
+    dm = weights.dims
+    n, h, dv = dm.n, dm.heads, dm.d_v
+    want = set(objects)
+    need_h = bool(want & _H_OBJECTS)
+    res = {}
+    if fast and _fast_route(model, want):
+        hstack = _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std)
+    else:
+        hstack = np.empty((n, h * dv)) if need_h else None
+        block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * n)))
         if "concat" in want:
-            flat = m.transpose(1, 0, 2).reshape(n, c * n) / math.sqrt(h)
-            if concat_as_gram:
-                res["concat"] += flat @ flat.T
-            else:
-                res["concat"][:, sl.start * n:sl.stop * n] = flat
+            res["concat"] = np.zeros((n, n)) if concat_as_gram else np.empty((n, h * n))
         if "sum" in want:
-            res["sum"] += m.sum(axis=0)
-        if need_h:
-            hb = np.matmul(m, weights.v[sl])
-            hb /= math.sqrt(n)
-            del m
-            hflat = hb.transpose(1, 0, 2).reshape(n, c * dv)
-            if start == 0 and "head_out" in want:
-                res["head_out"] = hb[0].copy()
-            if "stack" in want:
-                res["stack"][:, sl.start * dv:sl.stop * dv] = hflat
-            if want & {"out", "out_full"}:
-                o += hflat @ weights.w_o[sl.start * dv:sl.stop * dv]
-    if "sum" in want:
-        res["sum"] /= math.sqrt(h)
-    if "out" in want:
-        res["out"] = o
-    if "out_full" in want:
-        vflat = weights.v.transpose(1, 0, 2).reshape(n, h * dv)
-        b = vflat.mean(axis=0) @ weights.w_o          # bᵀ = 1ᵀ[V_1,…,V_h] W_O / n
-        res["out_full"] = o + b[None, :]
+            res["sum"] = np.zeros((n, n))
+        for start in range(0, h, block):
+            sl = slice(start, min(h, start + block))
+            c = sl.stop - sl.start
+            m = _centred_block(weights, beta, sl, model, key_norm_term, rng, noise_std)
+            if start == 0 and "single" in want:
+                res["single"] = m[0].copy()
+            if "concat" in want:
+                flat = m.transpose(1, 0, 2).reshape(n, c * n) / math.sqrt(h)
+                if concat_as_gram:
+                    res["concat"] += flat @ flat.T
+                else:
+                    res["concat"][:, sl.start * n:sl.stop * n] = flat
+            if "sum" in want:
+                res["sum"] += m.sum(axis=0)
+            if need_h:
+                hb = np.matmul(m, weights.v[sl])
+                hb /= math.sqrt(n)
+                del m
+                hstack[:, sl.start * dv:sl.stop * dv] = hb.transpose(1, 0, 2).reshape(n, c * dv)
+        if "sum" in want:
+            res["sum"] /= math.sqrt(h)
+    if "head_out" in want:
+        res["head_out"] = hstack[:, :dv].copy()
+    if "stack" in want:
+        res["stack"] = hstack
+    if want & {"out", "out_full"}:
+        o = hstack @ weights.w_o                          # one product, k = h d_V
+        if "out" in want:
+            res["out"] = o
+        if "out_full" in want:
+            vflat = weights.v.transpose(1, 0, 2).reshape(n, h * dv)
+            b = vflat.mean(axis=0) @ weights.w_o          # bᵀ = 1ᵀ[V_1,…,V_h] W_O / n
+            res["out_full"] = o + b[None, :] if "out" in want else np.add(o, b[None, :], out=o)
     return {name: res[name] for name in objects}
 
 

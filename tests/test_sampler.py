@@ -463,16 +463,21 @@ def test_ge_constants():
 
 
 def test_sampler_imports_only_numeric_stack():
-    """The float64 layer must not import sympy, mpmath, python-flint or the exact modules."""
-    tree = ast.parse(pathlib.Path(sampler.__file__).read_text())
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            names.add(("." * node.level) + (node.module or "") if node.level else node.module.split(".")[0])
-    assert names <= {"__future__", "math", "numbers", "dataclasses", "fractions", "numpy", "scipy",
-                     ".errors"}, names
+    """The float64 layer (sampler.py and its private _sampler_*.py modules) must not import
+    sympy, mpmath, python-flint or the exact modules."""
+    here = pathlib.Path(sampler.__file__).parent
+    files = [pathlib.Path(sampler.__file__), *sorted(here.glob("_sampler_*.py"))]
+    assert len(files) >= 3, files
+    private = {"." + f.stem for f in files[1:]}
+    for path in files:
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names.add(("." * node.level) + (node.module or "") if node.level else node.module.split(".")[0])
+        assert names <= {"__future__", "math", "numbers", "dataclasses", "fractions", "numpy", "scipy",
+                         ".errors"} | private, (path.name, names)
 
 
 # ----------------------------------------------------------------- bad input
