@@ -208,6 +208,129 @@ def test_objects_equal_bruteforce_definitions(scheme, groups):
                                    rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("scheme,groups", [("independent", None), ("gqa", 2), ("shared_keys", None),
+                                          ("tied", None)])
+def test_fast_softmax_head_outputs_equal_bruteforce(scheme, groups):
+    """Objects ⊆ {head_out, stack, out, out_full} take the fused route H_i = diag(1/r) E V_c
+    (no n×n centring pass); it is the same matrix as the definitions, up to rounding."""
+    dims = Dimensions(n=24, heads=4, d_k=5, d_v=5, d_o=7, scheme=scheme, kv_groups=groups)
+    w = draw_weights(dims, rng=rng(7))
+    ref = reference_objects(w, 0.7)
+    names = ("head_out", "stack", "out", "out_full")
+    fast = sample_objects(dims, 0.7, rng=rng(8), weights=w, objects=names)
+    full = sampler._build(w, 0.7, "softmax", False, None, names, None, concat_as_gram=False, fast=False)
+    for name in names:
+        np.testing.assert_allclose(fast[name] @ fast[name].T, ref[name], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-10, atol=1e-13)
+
+
+def test_fast_softmax_large_beta_uses_row_max():
+    """Beyond the no-shift bound the fused route subtracts the row maximum: finite at β = 50."""
+    dims = Dimensions(n=64, heads=2, d_k=8, d_v=8, d_o=32)
+    w = draw_weights(dims, rng=rng(3))
+    with np.errstate(all="raise"):
+        fast = sample_objects(dims, 50.0, rng=rng(0), weights=w, objects=("stack", "out"))
+    full = sampler._build(w, 50.0, "softmax", False, None, ("stack", "out"), None, concat_as_gram=False,
+                          fast=False)
+    for name in ("stack", "out"):
+        assert np.all(np.isfinite(fast[name]))
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-9, atol=1e-12)
+
+
+class _ZeroNormals:
+    """Stand-in generator whose standard normals are all zero (switches the GE noise off)."""
+
+    def standard_normal(self, shape):
+        return np.zeros(shape)
+
+
+@pytest.mark.parametrize("key_norm_term", [False, True])
+@pytest.mark.parametrize("scheme,groups", [("independent", None), ("gqa", 2), ("tied", None)])
+def test_fast_ge_mean_part_equals_full_route(scheme, groups, key_norm_term):
+    """GE route by reassociation: with the noise switched off, (β/√d_K) Q (Kᵀ V_c)/n
+    (+ 1 μᵀ V_c/n) equals the full-matrix M^GE V/√n (an identity, up to rounding)."""
+    dims = Dimensions(n=40, heads=4, d_k=6, d_v=6, d_o=9, scheme=scheme, kv_groups=groups)
+    w = draw_weights(dims, rng=rng(11))
+    names = ("head_out", "stack", "out", "out_full")
+    std = sampler._noise_std(0.9, "ge")
+    fast = sampler._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=True)
+    full = sampler._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=False)
+    for name in names:
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-10, atol=1e-13)
+
+
+def test_fast_ge_noise_factor_has_the_exact_conditional_covariance():
+    """Z V_c has iid rows N(0, V_cᵀ V_c) given V; the factor F drawn as G F has Fᵀ F = V_cᵀ V_c
+    (Cholesky branch, QR branch for a singular Gram, and the literal Z V_c branch for d_V ≥ n)."""
+    from freeprob._sampler_heads import noise_factor
+    v = rng(0).standard_normal((3, 50, 7))
+    vc = v - v.mean(axis=1, keepdims=True)
+    gram = np.swapaxes(vc, -1, -2) @ vc
+    for x in (vc, np.concatenate([vc[..., :6], np.zeros((3, 50, 1))], axis=-1)):   # 2nd: QR branch
+        f = noise_factor(x)
+        assert f.shape == (3, 7, 7)
+        np.testing.assert_allclose(np.swapaxes(f, -1, -2) @ f, np.swapaxes(x, -1, -2) @ x,
+                                   rtol=1e-12, atol=1e-10 * np.abs(gram).max())
+    wide = rng(1).standard_normal((2, 5, 8))
+    assert noise_factor(wide) is wide
+
+
+def test_fast_ge_agrees_in_law_with_full_route():
+    """m1, m2 of out and stack: fast GE route vs the full n×n GE route, paired on the same
+    weights with independent noise, over 24 seeds (z-test at 4 s.e. of the paired mean).
+
+    The test has power: the fast route with the noise scaled by 1.25 is rejected.
+    """
+    dims = Dimensions(n=64, heads=4, d_k=8, d_v=8, d_o=32)
+    names = ("stack", "out")
+    std = sampler._noise_std(1.0, "ge")
+
+    def moments(w, seed, fast, scale=1.0):
+        f = sampler._build(w, 1.0, "ge", False, rng(seed), names, scale * std, False, fast=fast)
+        return np.concatenate([gram_moments(f[o], 2) for o in names])
+
+    diffs, wrong = [], []
+    for seed in range(24):
+        w = draw_weights(dims, rng=rng(300 + seed))
+        full = moments(w, 400 + seed, fast=False)
+        diffs.append(moments(w, 500 + seed, fast=True) - full)
+        wrong.append(moments(w, 500 + seed, fast=True, scale=1.25) - full)
+    for d, ok in ((np.array(diffs), True), (np.array(wrong), False)):
+        z = np.abs(d.mean(axis=0)) / (d.std(axis=0, ddof=1) / math.sqrt(len(d)))
+        assert np.all(z < 4) if ok else np.all(z > 4), (ok, z)
+
+
+def test_fast_ge_route_matches_theory():
+    """theory.md §3.3 (m1, m2) of out, stack, head_out through the fast GE route, with the
+    tolerances of test_ge_moments_match_theory at n = 128."""
+    n = 128
+    dims = theory_dims("independent", n)
+    objs = ("head_out", "stack", "out")
+    errs = []
+    for seed in range(SEEDS[n]):
+        facs = sample_objects(dims, BETA, rng=rng(2000 + seed), model="ge", objects=objs)
+        errs.append([gram_moments(facs[o], 2) / theory_m1_m2(o, dims, BETA) - 1 for o in objs])
+    err = np.mean(errs, axis=0)
+    for i, o in enumerate(objs):
+        for k, sd in enumerate(SPREAD["independent", o]):
+            tol = 4 * sd / (n * math.sqrt(SEEDS[n])) + 2 / n
+            assert abs(err[i, k]) < tol, (o, f"m{k + 1}", err[i, k], tol)
+
+
+@pytest.mark.parametrize("model", ["softmax", "ge"])
+def test_fast_route_blocked_heads_equal_one_block(model, monkeypatch):
+    dims = Dimensions(n=40, heads=5, d_k=6, d_v=6, d_o=9)
+    w = draw_weights(dims, rng=rng(0))
+    def run():
+        return sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack", "out"))
+
+    whole = run()
+    monkeypatch.setattr(sampler, "_MAX_BLOCK_ELEMENTS", 2 * 40 * 6)         # blocks of 2 heads
+    blocked = run()
+    for name in whole:
+        np.testing.assert_allclose(blocked[name], whole[name], rtol=1e-12, atol=1e-12)
+
+
 def test_common_row_component():
     """out_full − out = 1bᵀ with bᵀ = 1ᵀ[V_1..V_h]W_O/n; out depends on V only through (I−P)V.
 
