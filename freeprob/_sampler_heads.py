@@ -28,6 +28,7 @@ computed without the full-matrix route of ``sampler._centred_block``:
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -43,32 +44,78 @@ def _centred_values(v):
     return v - v.mean(axis=-2, keepdims=True)
 
 
-def softmax_head_outputs(q, k, v, beta, buf=None):
-    r"""``H_i = (A_i − P) V_i`` for a block of heads, shape ``(c, n, d_V)``.
+def softmax_scores(q, k, beta, out):
+    r"""Stage 1 of the fused softmax route: ``out[:c] = β Q Kᵀ/√d_K``; returns ``(s, shift)``.
 
-    ``q, k`` have shape ``(c, n, d_K)``, ``v`` ``(c, n, d_V)``; ``buf`` is an optional
-    ``(≥ c, n, n)`` float64 work array (overwritten).  The row shift of the softmax is
-    omitted when the Cauchy–Schwarz bound ``β |q_a| max_b |k_b|/√d_K`` of every score
-    is below 300 (softmax is shift invariant; no overflow or underflow can occur), and
-    is the row maximum otherwise, as in :func:`softmax_attention`.
+    ``shift`` is False when the Cauchy–Schwarz bound ``β |q_a| max_b |k_b|/√d_K`` of every
+    score is at most 300: softmax is invariant under row shifts and ``e^{±300}`` neither
+    overflows nor underflows, so the row-max pass is skipped.  Otherwise the row maximum
+    is subtracted in :func:`softmax_exp`, as in :func:`softmax_attention`.
     """
     c, n, dk = q.shape
-    dv = v.shape[-1]
     qs = q * (beta / math.sqrt(dk))
-    s = np.empty((c, n, n)) if buf is None else buf[:c]
+    s = out[:c]
     np.matmul(qs, np.swapaxes(k, -1, -2), out=s)
     qn = np.einsum("hak,hak->ha", qs, qs).max(axis=-1)              # max_a |q_a|² β²/d_K
     kn = np.einsum("hbk,hbk->hb", k, k).max(axis=-1)                # max_b |k_b|²
-    if not float(np.max(np.sqrt(qn * kn))) <= _NO_SHIFT_LIMIT:
+    return s, not float(np.max(np.sqrt(qn * kn))) <= _NO_SHIFT_LIMIT
+
+
+def softmax_exp(s, shift):
+    """Stage 2: ``s ← exp(s − rowmax)`` (or ``exp(s)``) in place; elementwise only."""
+    if shift:
         s -= s.max(axis=-1, keepdims=True)
     np.exp(s, out=s)
+    return s
+
+
+def softmax_values(e, v):
+    """Stage 3: ``diag(1/r) e V_c`` with ``r = e 1``, both from one product ``e [V_c, 1]``."""
+    c, n, dv = v.shape
     va = np.empty((c, n, dv + 1))
     va[..., :dv] = _centred_values(v)
     va[..., dv] = 1.0
-    ev = np.matmul(s, va)
+    ev = np.matmul(e, va)
     out = ev[..., :dv]
     out /= ev[..., dv:]
     return out
+
+
+def softmax_head_outputs(q, k, v, beta, buf=None):
+    r"""``H_i = (A_i − P) V_i = A_i V_c`` for a block of heads, shape ``(c, n, d_V)``.
+
+    ``q, k`` have shape ``(c, n, d_K)``, ``v`` ``(c, n, d_V)``; ``buf`` is an optional
+    ``(≥ c, n, n)`` float64 work array (overwritten).  Stages :func:`softmax_scores`,
+    :func:`softmax_exp`, :func:`softmax_values`.
+    """
+    c, n, _ = q.shape
+    s, shift = softmax_scores(q, k, beta, np.empty((c, n, n)) if buf is None else buf)
+    return softmax_values(softmax_exp(s, shift), v)
+
+
+def softmax_head_outputs_pipelined(q, k, v, beta, block, sink):
+    r"""All heads through the three stages, the exponentials of one block overlapping the
+    score and value products of its neighbours (one helper thread; numpy releases the GIL
+    in ``exp`` and in BLAS).  ``sink(start, stop, h_block)`` receives the outputs in head
+    order.  Same arithmetic as :func:`softmax_head_outputs`, so the same numbers.
+    """
+    h, n, _ = q.shape
+    slices = [slice(i, min(h, i + block)) for i in range(0, h, block)]
+    bufs = [np.empty((min(block, h), n, n)) for _ in range(min(2, len(slices)))]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None                                   # (slice, future of exp)
+        for j, sl in enumerate(slices):
+            s, shift = softmax_scores(q[sl], k[sl], beta, bufs[j % 2])
+            if pending is not None:
+                prev_sl, fut = pending
+                e = fut.result()
+                nxt = pool.submit(softmax_exp, s, shift)
+                sink(prev_sl.start, prev_sl.stop, softmax_values(e, v[prev_sl]))
+            else:
+                nxt = pool.submit(softmax_exp, s, shift)
+            pending = (sl, nxt)
+        sl, fut = pending
+        sink(sl.start, sl.stop, softmax_values(fut.result(), v[sl]))
 
 
 def noise_factor(vc):

@@ -396,7 +396,8 @@ def draw_weights(dims, *, rng, input="qkv", value_weights="gaussian", output_wei
         if dims.scheme != "tied":
             w_v = _draw_matrix(value_weights, (d, gv * dims.d_v), std, rng)
             v = (x @ w_v).reshape(n, gv, dims.d_v).transpose(1, 0, 2)
-    k = k[dims.key_group_of_head()]
+    if gk != h:                                   # shared keys: one copy per head
+        k = k[dims.key_group_of_head()]
     v = k.copy() if dims.scheme == "tied" else v[dims.value_group_of_head()]
     w_o = _draw_matrix(output_weights, (h * dims.d_v, dims.d_o), 1.0 / math.sqrt(h * dims.d_v), rng)
     return Weights(dims=dims, q=q, k=k, v=v, w_o=w_o, x=x)

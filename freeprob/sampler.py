@@ -57,6 +57,21 @@ Spectra are computed on the smaller side of ``F`` and padded with zeros; heads a
 processed in batched blocks so that no more than about ``2**24`` attention entries are
 held at once.
 
+Fast routes (``freeprob._sampler_heads``).  When no requested object needs ``M_i``
+itself (objects ``⊆ {head_out, stack, out, out_full}``), softmax and GE head outputs
+are computed without the ``n × n`` centred matrices:
+
+* softmax: ``H_i = A_i V_c = diag(1/r) exp(S_i) V_c`` with ``V_c = (I − P) V_i`` and the
+  row sums ``r`` from the same product.  The same matrix as the definition, up to
+  float64 rounding (an identity).
+* GE: ``n H_i = (β/√d_K) Q_i (K_iᵀ V_c) + σ G_i L_iᵀ [+ 1 μᵀ V_c]`` with ``L_i L_iᵀ =
+  V_cᵀ V_c`` and ``G_i`` an ``n × d_V`` standard normal matrix.  **Exact in law**
+  (``Z_i V_c`` has, given ``V``, iid rows ``N(0, V_cᵀ V_c)``), but a different sample
+  for a given seed than the full route, which draws ``Z_i`` (``n × n``).
+* GE2 always takes the full route.
+
+Any other object set (e.g. ``("single", "out")``) takes the full route for all objects.
+
 References
 ----------
 theory.md: ``/work/shared/docs/theory.md`` (sections cited as theory.md §k).
@@ -70,7 +85,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from ._sampler_heads import ge_head_outputs, softmax_head_outputs
+from ._sampler_heads import (ge_head_outputs, softmax_head_outputs,
+                             softmax_head_outputs_pipelined)
 from ._sampler_model import (INPUTS, MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions,  # noqa: F401
                              Weights, _beta, _choice, _draw_matrix, _expm1_minus_taylor,
                              _haar_columns, _names, _noise_std, _positive_int, _rng, draw_weights,
@@ -87,6 +103,8 @@ __all__ = [
 
 # at most this many attention entries (heads × n × n) are held at once
 _MAX_BLOCK_ELEMENTS = 2**24
+# overlap the softmax exponentials with the BLAS products in a helper thread (fast route)
+_PIPELINE = True
 
 
 # --------------------------------------------------------------------------- attention
@@ -211,8 +229,16 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
     dm = weights.dims
     n, h, dv = dm.n, dm.heads, dm.d_v
     hstack = np.empty((n, h * dv))
+
+    def sink(start, stop, hb):
+        hstack[:, start * dv:stop * dv].reshape(n, -1, dv)[...] = hb.transpose(1, 0, 2)
+
     if model == "softmax":
         block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * n)))
+        if _PIPELINE and h > 1:
+            # two work buffers of half a block each: same memory as one full block
+            softmax_head_outputs_pipelined(weights.q, weights.k, weights.v, beta, max(1, block // 2), sink)
+            return hstack
         buf = np.empty((block, n, n))
     else:
         block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * max(dv, dm.d_k, min(n, dv)))))
@@ -223,7 +249,7 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
         else:
             hb = ge_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, noise_std, rng,
                                  key_norm_term)
-        hstack[:, sl.start * dv:sl.stop * dv].reshape(n, -1, dv)[...] = hb.transpose(1, 0, 2)
+        sink(sl.start, sl.stop, hb)
     return hstack
 
 
@@ -310,6 +336,13 @@ def sample_objects(dims, beta, *, rng, model="softmax", key_norm_term=False, wei
         name → ``F`` (``n × p`` float64) whose Gram ``F Fᵀ`` is the object; shapes in
         the module table (``concat`` is ``n × hn``).  Use :func:`gram_spectrum`.
 
+    Notes
+    -----
+    If ``objects ⊆ {head_out, stack, out, out_full}`` and ``model`` is softmax or GE, the
+    fast routes of the module docstring are used (no ``n × n`` matrix is formed for GE).
+    For GE this is exact in law but draws a different noise sample than a call that also
+    requests ``single``, ``concat`` or ``sum`` (full route) with the same seed.
+
     Raises
     ------
     FreeprobValueError
@@ -366,6 +399,15 @@ def spectra(dims, beta, *, rng, models=("softmax", "ge"), objects=("out",), coup
     dict
         ``(model, object)`` → float64 array of the ``n`` Gram eigenvalues, ascending,
         zeros included; the top eigenvalue is the last entry.
+
+    Notes
+    -----
+    Head outputs take the fast routes of the module docstring when ``objects ⊆
+    {head_out, stack, out, out_full}``.  Each Gram is formed on the smaller side with one
+    symmetric product (numpy's ``F Fᵀ``/``Fᵀ F`` uses BLAS ``syrk``) and diagonalised by
+    LAPACK ``eigvalsh`` (values only).  At n = 2048, h = 32, d_K = d_V = 128, d_O = 4096,
+    one coupled softmax + GE ``out`` cell costs about the BLAS/LAPACK calls it needs
+    (``benchmarks/bench_sampler.py``).
 
     Raises
     ------
