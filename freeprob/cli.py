@@ -1,12 +1,14 @@
 r"""The ``freeprob`` command line.
 
-``freeprob table`` prints exact (or ``--dps N`` digit) moments, free, boolean and
-classical cumulants of a law built from the standard families and operations.
-Until ``freeprob verify`` exists it is the project's main job.
+``freeprob verify`` (the main job) checks the paper's laws against finite-n softmax
+attention at the widths of public models (:mod:`freeprob.verify`); ``freeprob table``
+prints exact (or ``--dps N`` digit) moments, free, boolean and classical cumulants of a
+law built from the standard families and operations.
 
 Examples
 --------
-``freeprob table`` (the default law, MP(1/2) ⊠ MP(1/3) as free Poisson laws),
+``freeprob verify --quick``, ``freeprob verify`` (seven configurations, β = 1, ten
+initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n 512``,
 ``freeprob table --law arcsine --order 10``, ``freeprob table --dps 30``.
 """
 from __future__ import annotations
@@ -84,12 +86,94 @@ _positive_int = _int_at_least(1, "positive")
 _order = _int_at_least(0, "non-negative")
 
 
+def _csv_list(text):
+    items = tuple(t.strip() for t in text.split(",") if t.strip())
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
+
+
+def _config_list(text):
+    """Comma-separated names; a custom ``name:d=..,heads=..`` keeps its own commas."""
+    items = []
+    for tok in (t.strip() for t in text.split(",")):
+        if not tok:
+            continue
+        if "=" in tok and ":" not in tok and items and ":" in items[-1]:
+            items[-1] += "," + tok
+        else:
+            items.append(tok)
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of configuration names")
+    return tuple(items)
+
+
+def _add_verify(sub):
+    from .configs import MODEL_CONFIGS, SCHEME_CHOICES
+    from .verify import DEFAULT_MAX_N, OBJECT_LAWS, QUICK_MAX_N, QUICK_SEEDS
+
+    p = sub.add_parser(
+        "verify",
+        help="check the attention laws against finite-n softmax attention at public-model widths",
+        description="Softmax multi-head attention at public-model widths, its Gaussian equivalent and the "
+                    "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). Writes CSV/JSON, "
+                    "a text table and figures to --out; an interrupted run resumes.",
+        epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
+               "[,scheme=gqa:2,context=..]'). example: freeprob verify --configs gpt2-small --seeds 3",
+    )
+    p.add_argument("--quick", action="store_true",
+                   help=f"a ~30 s run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given)")
+    p.add_argument("--configs", type=_config_list, default=None,
+                   help="comma-separated configuration names (default: all seven)")
+    p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None,
+                   help="tokens for every configuration (default: nominal n capped at --max-n)")
+    p.add_argument("--max-n", type=_int_at_least(2, "≥ 2"), default=None,
+                   help=f"cap on the nominal n (default {DEFAULT_MAX_N}; --quick {QUICK_MAX_N})")
+    p.add_argument("--widths", choices=("scaled", "real"), default="scaled",
+                   help="reach a smaller n by scaling all widths (default) or keep the model's widths")
+    p.add_argument("--beta", default="1", help="inverse temperature β (exact decimal; default 1)")
+    p.add_argument("--seeds", type=_positive_int, default=None,
+                   help=f"initialisations per configuration (default 10; --quick {QUICK_SEEDS})")
+    p.add_argument("--base-seed", type=_order, default=2026, help="seed of the run (default 2026)")
+    p.add_argument("--schemes", type=_csv_list, default=None,
+                   help="run every configuration under these schemes instead of its own: "
+                        + ", ".join(SCHEME_CHOICES))
+    p.add_argument("--objects", type=_csv_list, default=("out",),
+                   help="objects to compare (default out): " + ", ".join(OBJECT_LAWS))
+    p.add_argument("--refinements", action="store_true",
+                   help="also run GE2 and GE + key-norm term (theory.md §7) and report the gap each closes")
+    p.add_argument("--out", default=None, help="output directory (default ./freeprob-verify, "
+                                               "--quick ./freeprob-verify-quick)")
+    p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--points", type=_int_at_least(50, "≥ 50"), default=None,
+                   help="density points per support interval of each exact law (default 1000; --quick 400)")
+
+
+def verify_command(args, out=None) -> None:
+    """Run ``freeprob verify`` from parsed arguments."""
+    from .verify import DEFAULT_MAX_N, QUICK_MAX_N, QUICK_SEEDS, VerifySettings, verify
+
+    kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
+              schemes=args.schemes, objects=args.objects, refinements=args.refinements,
+              figures=not args.no_figures)
+    if args.configs is not None:
+        kw["configs"] = args.configs
+    kw["max_n"] = args.max_n or (QUICK_MAX_N if args.quick else DEFAULT_MAX_N)
+    kw["seeds"] = args.seeds or (QUICK_SEEDS if args.quick else 10)
+    kw["points"] = args.points or (400 if args.quick else 1000)
+    kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
+    verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="freeprob",
-        description="Exact free probability: moments, cumulants and transforms of spectral laws.",
+        description="Exact free probability: moments, cumulants and transforms of spectral laws; "
+                    "verification of the multi-head attention laws against sampled spectra.",
     )
     sub = parser.add_subparsers(dest="command")
+    _add_verify(sub)
     p = sub.add_parser(
         "table",
         help="print moments and free/boolean/classical cumulants of a law",
@@ -109,9 +193,16 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["table"] + list(argv or []))
+        parser.print_help()
+        return 2
     try:
-        table(args.law, args.order, args.dps)
+        if args.command == "verify":
+            verify_command(args)
+        else:
+            table(args.law, args.order, args.dps)
+    except KeyboardInterrupt:
+        print("freeprob: interrupted; finished cells are kept and a rerun resumes", file=sys.stderr)
+        return 130
     except (FreeprobValueError, PrecisionError) as exc:
         print(f"freeprob: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,127 @@
+r"""Figures of ``freeprob verify`` (matplotlib, Agg backend; PNG files).
+
+* ``figures/histograms.png``: per configuration, the histogram of the softmax spectrum
+  (all initialisations pooled; eigenvalues at an atom of the law are left out and the
+  histogram is scaled to the continuous mass) against our density, with the GE histogram
+  as an outline and the top eigenvalues marked.
+* ``figures/qq.png``: per configuration, softmax and GE eigenvalues (first
+  initialisation) against the law's quantiles at ``(i − ½)/n``, with the diagonal.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["verify_figures", "histogram_panel", "qq_panel"]
+
+
+def _grid(k):
+    cols = min(4, k)
+    return math.ceil(k / cols), cols
+
+
+def histogram_panel(ax, softmax, ge, law, title=""):
+    r"""Draw one histogram-vs-density panel on ``ax``.
+
+    ``softmax``, ``ge``: 1-d arrays of eigenvalues (pooled); ``law``: a
+    :class:`~freeprob.compare.TabulatedLaw` or ``None``.
+    """
+    sm, g = np.sort(softmax), np.sort(ge)
+    keep = np.ones(sm.size, bool)
+    keep_g = np.ones(g.size, bool)
+    cont_mass = 1.0
+    if law is not None and law.atoms.size:
+        scale = max(1.0, float(np.max(np.abs(sm))))
+        for loc, mass in law.atoms:
+            keep &= np.abs(sm - loc) > 1e-8 * scale
+            keep_g &= np.abs(g - loc) > 1e-8 * scale
+        cont_mass = 1.0 - float(law.atoms[:, 1].sum())
+    hi = law.upper_edge if law is not None else float(np.quantile(sm, 0.995))
+    lo = min(0.0, float(sm.min()))
+    bins = np.linspace(lo, hi * 1.05, 60)
+    w = np.full(int(keep.sum()), cont_mass / max(1, keep.sum()))
+    ax.hist(sm[keep], bins=bins, weights=w / np.diff(bins)[0], color="C0", alpha=0.45, label="softmax")
+    wg = np.full(int(keep_g.sum()), cont_mass / max(1, keep_g.sum()))
+    ax.hist(g[keep_g], bins=bins, weights=wg / np.diff(bins)[0], histtype="step", color="C1", lw=1.2, label="GE")
+    if law is not None:
+        x = np.linspace(lo, hi * 1.05, 800)
+        y = law.density(x)
+        top = np.quantile(y[y > 0], 0.98) * 1.6 if np.any(y > 0) else 1.0
+        ax.plot(x, y, color="k", lw=1.2, label="theory density")
+        ax.set_ylim(0, top)
+        atoms = ", ".join(f"{m:.3g} at {loc:.3g}" for loc, m in law.atoms)
+        if atoms:
+            ax.text(0.98, 0.95, f"atom {atoms}", transform=ax.transAxes, ha="right", va="top", fontsize=7)
+    ax.axvline(sm[-1], color="C0", ls=":", lw=1)
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel("eigenvalue", fontsize=7)
+    ax.tick_params(labelsize=7)
+
+
+def qq_panel(ax, softmax, ge, law, title=""):
+    r"""Draw one QQ panel: sorted eigenvalues against ``law.quantile((i − ½)/n)``."""
+    for lam, color, name in ((softmax, "C0", "softmax"), (ge, "C1", "GE")):
+        lam = np.sort(lam)
+        p = (np.arange(lam.size) + 0.5) / lam.size
+        ax.plot(law.quantile(p), lam, ".", ms=2, color=color, label=name)
+    top = max(float(np.max(softmax)), float(np.max(ge)), law.upper_edge)
+    ax.plot([0, top], [0, top], "k-", lw=0.8)
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel("theory quantile", fontsize=7)
+    ax.set_ylabel("eigenvalue", fontsize=7)
+    ax.tick_params(labelsize=7)
+
+
+def verify_figures(cells, settings, theory, out):
+    r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object of a
+    verify run; returns the list of written paths (relative to ``out``)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .compare import TabulatedLaw
+    from .verify import _cell_key, _theory_key
+
+    obj = settings.objects[0]
+    panels = []
+    for cell in cells:
+        sm, ge = [], []
+        for seed in range(settings.seeds):
+            path = out / "spectra" / f"{_cell_key(cell, settings, seed)}.npz"
+            if path.exists():
+                with np.load(path) as z:
+                    sm.append(z[f"softmax/{obj}"])
+                    ge.append(z[f"ge/{obj}"])
+        if not sm:
+            continue
+        tdata = theory.get(_theory_key(cell, settings, obj))
+        law = TabulatedLaw.from_dict(tdata) if tdata and "error" not in tdata else None
+        title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={settings.beta_exact}"
+        panels.append((title, sm, ge, law))
+    written = []
+    if not panels:
+        return written
+    rows, cols = _grid(len(panels))
+    for kind in ("histograms", "qq"):
+        fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.9 * rows), squeeze=False)
+        for ax, (title, sm, ge, law) in zip(axes.ravel(), panels):
+            if kind == "histograms":
+                histogram_panel(ax, np.concatenate(sm), np.concatenate(ge), law, title)
+            elif law is not None:
+                qq_panel(ax, sm[0], ge[0], law, title)
+            else:
+                ax.set_title(title + "\n(no exact law)", fontsize=8)
+        for ax in axes.ravel()[len(panels):]:
+            ax.axis("off")
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, fontsize=7, loc="upper right")
+        what = "spectral density" if kind == "histograms" else "QQ against the exact law"
+        fig.suptitle(f"freeprob verify: {obj}, softmax vs GE vs theory ({what})", fontsize=10)
+        fig.tight_layout()
+        path = out / "figures" / f"{kind}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(str(path.relative_to(out)))
+    return written

@@ -1,0 +1,284 @@
+"""``freeprob verify`` and its parts: model configurations, distances, the run itself.
+
+Reference values: the Marchenko–Pastur closed form (Mingo & Speicher §2.5; density
+√((b−x)(x−a))/(2πx), atom 1−t at 0 for rate t < 1) integrated with scipy.integrate.quad;
+scipy.stats for two-sample distances; the output-law mean θ1 γ_O (theory.md §3.3).
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from sympy import Rational
+
+from freeprob import FreePoisson, Semicircle
+from freeprob.cli import main
+from freeprob.compare import (TabulatedLaw, law_distances, relative_moment_errors, spectrum_moments,
+                              two_sample_distances)
+from freeprob.configs import DEFAULT_CONFIGS, MODEL_CONFIGS, ModelConfig, model_config, parse_scheme
+from freeprob.errors import FreeprobValueError
+from freeprob.verify import VerifySettings, plan_cells, verify
+
+
+def mp_density(t):
+    a, b = (1 - math.sqrt(t)) ** 2, (1 + math.sqrt(t)) ** 2
+    return (lambda x: math.sqrt(max(0.0, (b - x) * (x - a))) / (2 * math.pi * x)), a, b
+
+
+@pytest.fixture(scope="module")
+def mp_half():
+    return TabulatedLaw.from_law(FreePoisson(Rational(1, 2)), points=400)
+
+
+@pytest.fixture(scope="module")
+def mp_one():
+    return TabulatedLaw.from_law(FreePoisson(1), points=400)
+
+
+# ---------------------------------------------------------------------- tabulated laws
+
+def test_tabulated_mp_cdf_matches_closed_form(mp_half):
+    f, a, b = mp_density(0.5)
+    assert mp_half.atoms.tolist() == [[0.0, 0.5]]
+    assert abs(mp_half.mass_defect) < 1e-6
+    for x in (a + 0.01, 0.5, 1.0, 2.0, b - 0.01):
+        want = 0.5 + integrate.quad(f, a, x, limit=200)[0]
+        assert mp_half.cdf(x) == pytest.approx(want, abs=2e-6)
+    assert mp_half.cdf(-1e-12) == 0.0 and mp_half.cdf(0.0) == 0.5 and mp_half.cdf(0.0, left=True) == 0.0
+    assert mp_half.cdf(b + 1) == pytest.approx(1.0, abs=1e-6)
+    assert mp_half.mean == 0.5 and mp_half.moments[2] == pytest.approx(0.75)   # t, t + t²
+    assert mp_half.upper_edge == pytest.approx(b, rel=1e-12)
+
+
+def test_tabulated_hard_edge_and_quantile(mp_one):
+    # MP(1): density x^{-1/2}-singular at the hard edge 0
+    f, a, b = mp_density(1.0)
+    for x in (1e-4, 0.01, 0.3, 3.9):
+        assert mp_one.cdf(x) == pytest.approx(integrate.quad(f, 0, x, limit=200)[0], abs=5e-6)
+    p = np.array([0.001, 0.1, 0.5, 0.9, 0.999])
+    assert np.allclose(mp_one.cdf(mp_one.quantile(p)), p, atol=1e-6)
+    # the density table is for figures: linear interpolation between the evaluation points
+    assert mp_one.density(np.array([1.0]))[0] == pytest.approx(f(1.0), rel=1e-3)
+    with pytest.raises(FreeprobValueError, match=r"\[0, 1\]"):
+        mp_one.quantile([1.5])
+
+
+def test_quantile_inside_an_atom(mp_half):
+    assert np.all(mp_half.quantile([0.0, 0.2, 0.5]) == 0.0)
+    assert mp_half.quantile([0.5 + 1e-9])[0] == pytest.approx((1 - math.sqrt(0.5)) ** 2, abs=1e-6)
+
+
+def test_tabulated_round_trip(mp_half):
+    back = TabulatedLaw.from_dict(json.loads(json.dumps(mp_half.to_dict())))
+    x = np.linspace(-1, 4, 101)
+    assert np.array_equal(back.cdf(x), mp_half.cdf(x))
+
+
+def test_tabulated_bad_input():
+    with pytest.raises(FreeprobValueError, match="points"):
+        TabulatedLaw.from_law(FreePoisson(1), points=3)
+    from freeprob.attention import Architecture, output_law
+    with pytest.raises(FreeprobValueError, match="free symbols"):
+        TabulatedLaw.from_law(output_law(Architecture(heads=2, gamma_k=1, gamma_v=1, gamma_o=1)))
+
+
+# ---------------------------------------------------------------------- distances
+
+def test_law_distances_of_a_point_mass(mp_one):
+    # all eigenvalues at c: W1 = E|X − c|, KS = max(F(c−), 1 − F(c))
+    f, a, b = mp_density(1.0)
+    c = 1.3
+    e_abs = integrate.quad(lambda x: abs(x - c) * f(x), 0, b, points=[c], limit=200)[0]
+    d = law_distances(np.full(50, c), mp_one)
+    assert d["relW1"] == pytest.approx(e_abs / 1.0, rel=1e-5)
+    fc = integrate.quad(f, 0, c)[0]
+    assert d["KS"] == pytest.approx(max(fc, 1 - fc), abs=1e-5)
+
+
+def test_law_distances_of_the_laws_own_quantiles(mp_half):
+    n = 4000
+    lam = mp_half.quantile((np.arange(n) + 0.5) / n)
+    d = law_distances(lam, mp_half)
+    assert d["KS"] <= 0.5 / n + 5e-6          # 1/(2n) away in KS, up to the table error
+    assert d["relW1"] < 2e-3
+    # exact zeros against the atom at 0 count as agreement, not as a jump of 1/2
+    assert lam[: n // 2].max() == 0.0
+
+
+def test_law_distance_detects_a_wrong_law(mp_half, mp_one):
+    lam = mp_one.quantile((np.arange(2000) + 0.5) / 2000)
+    d = law_distances(lam, mp_half)
+    assert d["KS"] > 0.4
+
+
+def test_two_sample_distances_equal_scipy():
+    rng = np.random.default_rng(3)
+    a, b = rng.gamma(2.0, size=300), rng.gamma(2.1, size=300)
+    d = two_sample_distances(a, b)
+    assert d["relW1"] == pytest.approx(stats.wasserstein_distance(a, b) / b.mean(), rel=1e-12)
+    assert d["KS"] == pytest.approx(stats.ks_2samp(a, b).statistic, rel=1e-12)
+    assert d["relW1"] == pytest.approx(np.mean(np.abs(np.sort(a) - np.sort(b))) / b.mean(), rel=1e-12)
+    with pytest.raises(FreeprobValueError, match="NaN"):
+        two_sample_distances([1.0, float("nan")], b)
+    with pytest.raises(FreeprobValueError, match="positive mean"):
+        two_sample_distances(a, np.zeros(3))
+
+
+def test_moment_errors():
+    lam = np.array([1.0, 2.0, 3.0])
+    assert np.allclose(spectrum_moments(lam, 2), [1, 2, 14 / 3])
+    err = relative_moment_errors(lam, [1, 2, 4, 10, 20], 2)
+    assert np.allclose(err, [0.0, (14 / 3 - 4) / 4])
+
+
+def test_semicircle_tabulation_has_symmetric_quantiles():
+    t = TabulatedLaw.from_law(Semicircle(0, 1), points=300)
+    assert t.quantile([0.5])[0] == pytest.approx(0.0, abs=1e-9)
+    assert t.quantile([0.1])[0] == pytest.approx(-t.quantile([0.9])[0], abs=1e-9)
+
+
+# ---------------------------------------------------------------------- configurations
+
+def test_public_configurations_and_sources():
+    assert len(DEFAULT_CONFIGS) == 7
+    schemes = {MODEL_CONFIGS[c].scheme_label() for c in DEFAULT_CONFIGS}
+    assert {"independent", "gqa(8)", "mqa", "tied"} <= schemes
+    llama = MODEL_CONFIGS["llama2-7b"]
+    assert (llama.d, llama.heads, llama.d_head) == (4096, 32, 128)
+    for c in MODEL_CONFIGS.values():
+        assert "huggingface.co" in c.source
+        assert c.n <= c.d and c.d_head * c.heads == c.d
+    assert MODEL_CONFIGS["bert-base"].n == 512          # BERT's context caps n
+
+
+def test_scaling_keeps_ratios_exactly():
+    cfg = MODEL_CONFIGS["llama2-7b"]
+    nom, small = cfg.dimensions(), cfg.dimensions(cfg.scaled_n(1024))
+    assert small.n == 1024 and small.d_k == 64 and small.d_o == 2048
+    assert (nom.gamma_k, nom.gamma_v, nom.gamma_o) == (small.gamma_k, small.gamma_v, small.gamma_o)
+    real = cfg.dimensions(1024, widths="real")
+    assert real.d_k == 128 and real.d_o == 4096
+    assert MODEL_CONFIGS["gpt2-small"].scaled_n(256) == 192          # 768/4: widths stay integers
+
+
+def test_configuration_errors():
+    with pytest.raises(FreeprobValueError, match="known: gpt2-small, gpt2-medium"):
+        model_config("gpt5")
+    with pytest.raises(FreeprobValueError, match="n ≤ d"):
+        MODEL_CONFIGS["gpt2-small"].dimensions(1000, widths="real")
+    with pytest.raises(FreeprobValueError, match="nominal"):
+        MODEL_CONFIGS["gpt2-small"].dimensions(1000)
+    with pytest.raises(FreeprobValueError, match="divis|divide"):
+        model_config("x:d=512,heads=8,d_head=64,scheme=gqa:3")
+    with pytest.raises(FreeprobValueError, match="positive integer"):
+        model_config("x:d=512,heads=0,d_head=64")
+    with pytest.raises(FreeprobValueError, match="positive integer"):
+        model_config("x:d=-5,heads=2,d_head=64")
+    with pytest.raises(FreeprobValueError, match="missing d_head"):
+        model_config("x:d=512,heads=8")
+    with pytest.raises(FreeprobValueError, match="allowed keys"):
+        model_config("x:d=512,heads=8,d_head=64,width=3")
+    with pytest.raises(FreeprobValueError, match="unknown scheme"):
+        parse_scheme("grouped")
+    assert parse_scheme("mqa") == ("gqa", 1) and parse_scheme("gqa:8") == ("gqa", 8)
+    custom = model_config("tiny:d=64,heads=4,d_head=16,scheme=mqa")
+    assert custom.kv_groups == 1 and custom.n == 64 and isinstance(custom, ModelConfig)
+
+
+def test_settings_errors(tmp_path):
+    with pytest.raises(FreeprobValueError, match="unknown configuration 'nope'; known"):
+        plan_cells(VerifySettings(configs=("nope",), out=tmp_path))
+    with pytest.raises(FreeprobValueError, match="β ≤ 26"):
+        VerifySettings(beta=30)
+    for bad in ("-1", "nan", "abc"):
+        with pytest.raises(FreeprobValueError, match="beta"):
+            VerifySettings(beta=bad)
+    with pytest.raises(FreeprobValueError, match="seeds"):
+        VerifySettings(seeds=0)
+    with pytest.raises(FreeprobValueError, match="unknown object"):
+        VerifySettings(objects=("out", "spam"))
+    with pytest.raises(FreeprobValueError, match="exceeds"):
+        plan_cells(VerifySettings(configs=("gpt2-small",), n=4096, out=tmp_path))
+    with pytest.raises(FreeprobValueError, match="configuration 'x/gqa.3.'.*must divide heads=2"):
+        plan_cells(VerifySettings(configs=("x:d=64,heads=2,d_head=16",), schemes=("gqa:3",), out=tmp_path))
+
+
+# ---------------------------------------------------------------------- the run
+
+TINY = ("tiny:d=64,heads=4,d_head=16", "tinymqa:d=64,heads=4,d_head=16,scheme=mqa")
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("verify")
+    st = VerifySettings(configs=TINY, seeds=3, points=200, out=out)
+    return out, st, verify(st, progress=False, stream=None)
+
+
+def test_verify_writes_everything(tiny_run):
+    out, st, res = tiny_run
+    for name in ("summary.csv", "summary.json", "per_seed.csv", "table.txt", "cells.jsonl",
+                 "figures/histograms.png", "figures/qq.png"):
+        assert (out / name).stat().st_size > 0, name
+    assert len((out / "cells.jsonl").read_text().splitlines()) == 6
+    assert res["computed"] == 6 and res["resumed"] == 0
+    text = (out / "table.txt").read_text()
+    assert "paper (Table 2): 0.24%–2.82%" in text and "tinymqa" in text
+    json.loads((out / "summary.json").read_text())
+
+
+def test_verify_numbers_are_sane(tiny_run):
+    out, st, res = tiny_run
+    for row in res["rows"]:
+        m = row["metrics"]
+        assert row["seeds"] == 3 and row["theory_error"] is None
+        # n = 64, h = 4, d_K = 16, β = 1: GE against its own limit law within a few percent,
+        # far below what a wrong law gives (test_law_distance_detects_a_wrong_law)
+        assert m["ge_th_KS"]["mean"] < 0.08
+        assert m["ge_th_relW1"]["mean"] < 0.1
+        assert abs(m["m2_err_ge"]["mean"]) < 0.15
+        assert m["sm_ge_relW1"]["lo"] <= m["sm_ge_relW1"]["mean"] <= m["sm_ge_relW1"]["hi"]
+    # the exact mean of the output law is θ1 γ_O = (e − 1)·1 (theory.md §3.3)
+    law = json.loads(next((out / "theory").glob("*.json")).read_text())
+    assert law["moments"][1] == pytest.approx(math.e - 1, rel=1e-14)
+
+
+def test_verify_resumes_without_recomputing(tiny_run):
+    out, st, res = tiny_run
+    again = verify(st, progress=False, stream=None)
+    assert again["computed"] == 0 and again["resumed"] == 6
+    assert again["rows"] == res["rows"]
+    more = verify(VerifySettings(configs=TINY, seeds=4, points=200, out=out, figures=False),
+                  progress=False, stream=None)
+    assert more["computed"] == 2 and more["resumed"] == 6
+
+
+def test_unwritable_output_directory(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("keep me")
+    with pytest.raises(FreeprobValueError, match="cannot write to the output directory"):
+        verify(VerifySettings(configs=TINY[:1], seeds=1, out=blocker / "sub"), progress=False, stream=None)
+    assert blocker.read_text() == "keep me"
+
+
+def test_cli_errors(capsys, tmp_path):
+    assert main(["verify", "--configs", "gpt5", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown configuration 'gpt5'" in err and "falcon-7b" in err
+    (tmp_path / "f").write_text("")
+    assert main(["verify", "--configs", TINY[0], "--seeds", "1", "--out", str(tmp_path / "f" / "x")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["verify", "--configs", "gpt2-small", "--n", "5000", "--widths", "real",
+                 "--out", str(tmp_path)]) == 2
+    assert "n ≤ d" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["verify", "--seeds", "0"])
+
+
+def test_cli_runs_a_tiny_verify(capsys, tmp_path):
+    code = main(["verify", "--configs", TINY[0], "--seeds", "2", "--points", "200", "--no-progress",
+                 "--no-figures", "--out", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "tiny" in out and "SM–GE relW1" in out and "paper (Table 2)" in out
