@@ -124,7 +124,7 @@ class _BoundaryValues:
             k.is_mp = True
             real, nonreal = self._singular_points()
             if real and not isinstance(real[0], sp.Basic) and prec > 180:
-                real = _num_real_roots(self._special_poly(), prec)     # as exact as x
+                real = _num_real_roots(self._special_poly(), prec, squarefree=True)  # as exact as x
             k.sigma = ([mk(_to_mpf(r, prec)) if isinstance(r, sp.Basic) else mk(r) for r in real]
                        + [mpmath.mpc(c) for c in nonreal])
             self._cache[key] = k

@@ -73,8 +73,8 @@ from ._boundary import _BoundaryValues
 from ._quadrature import _Quadrature
 from ._rootkernel import (
     _H, _SERIES_TERMS, GUARD_DPS, MAX_GUARD_DPS, _bits, _check_dps, _density_from_fixed,
-    _Fail, _infinity_data, _mpf, _num_real_polyroots, _num_real_roots, _real_point,
-    _select_factor, _sym_real_roots, _to_mpf,
+    _Fail, _from_flint_univariate, _infinity_data, _flint_sqf_part, _mpf, _num_real_polyroots,
+    _num_real_roots, _real_point, _select_factor, _sym_real_roots, _to_flint, _to_mpf,
 )
 from .errors import FreeprobValueError, NotAvailable, PrecisionError
 from .symbols import G as _G
@@ -189,8 +189,21 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         return self._memo("lc", lambda: sp.Poly(self._P.as_expr().coeff(_G, self._d), _z,
                                                 domain=self._P.domain))
 
+    def _flint_P(self):
+        """``P`` as an ``fmpz_mpoly`` in ``(G, z, c_1, …)`` when its coefficients are in ℤ or
+        ℤ[c_1, …] (e.g. ℤ[e]), else ``None`` (see :func:`_to_flint`)."""
+        return self._memo("flintP", lambda: _to_flint(self._P))
+
     def _disc(self):
         def fn():
+            fl = self._flint_P() if self._d > 1 else None
+            if fl is not None:      # FLINT: the same polynomial as sympy's discriminant
+                ctx, f, ng = fl
+                try:
+                    return _from_flint_univariate(f.discriminant(ctx.names()[0]), 1, ng, _z,
+                                                  self._P.domain)
+                except ValueError:
+                    pass
             expr = sp.discriminant(self._P, _G) if self._d > 1 else sp.Integer(1)
             return sp.Poly(expr.as_expr() if isinstance(expr, sp.Poly) else expr, _z,
                            domain=self._P.domain)
@@ -200,6 +213,16 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         """Square-free product of the discriminant and the leading coefficient."""
         def fn():
             p = self._disc() * self._lc()
+            if p.degree() >= 1 and not p.domain.is_ZZ:
+                # FLINT (ℤ[c] coefficients): the same polynomial as sympy's sqf_part
+                fl = _to_flint(p)
+                if fl is not None:
+                    _, f, ng = fl
+                    try:
+                        return _from_flint_univariate(_flint_sqf_part(f, 0, ng), 0, ng, _z,
+                                                      p.domain)
+                    except ValueError:
+                        pass
             try:
                 return p.sqf_part()
             except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
@@ -213,7 +236,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             exact = _sym_real_roots(p, "support")
             if exact is not None:
                 return exact
-            return _num_real_roots(p, 200)
+            return _num_real_roots(p, 200, squarefree=True)
         return self._memo("points", fn)
 
     def _special_floats(self):
