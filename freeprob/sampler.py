@@ -87,10 +87,10 @@ import scipy.sparse.linalg
 
 from ._sampler_heads import (ge_head_outputs, softmax_head_outputs,
                              softmax_head_outputs_pipelined)
-from ._sampler_model import (INPUTS, MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions,  # noqa: F401
-                             Weights, _beta, _choice, _draw_matrix, _expm1_minus_taylor,
-                             _haar_columns, _names, _noise_std, _positive_int, _rng, draw_weights,
-                             ge_constants, key_norm_mean, softmax_attention)
+from ._sampler_model import INPUTS  # noqa: F401  (re-exported, as before the split)
+from ._sampler_model import (MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions, Weights, _beta, _choice,
+                             _names, _noise_std, _positive_int, _rng, draw_weights, ge_constants,
+                             key_norm_mean, softmax_attention)
 from .errors import FreeprobValueError
 
 __all__ = [

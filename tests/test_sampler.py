@@ -317,8 +317,9 @@ def test_fast_ge_route_matches_theory():
             assert abs(err[i, k]) < tol, (o, f"m{k + 1}", err[i, k], tol)
 
 
-@pytest.mark.parametrize("model,pipeline,limit", [("softmax", False, 2 * 40 * 40), ("softmax", True, 4 * 40 * 40),
-                                                  ("softmax", True, 40 * 40), ("ge", False, 2 * 40 * 6)])
+@pytest.mark.parametrize("model,pipeline,limit", [
+    ("softmax", False, 2 * 40 * 40), ("softmax", True, 4 * 40 * 40), ("softmax", True, 40 * 40),
+    ("ge", False, 2 * 40 * 6)])
 def test_fast_route_blocked_heads_equal_one_block(model, pipeline, limit, monkeypatch):
     """Blocks of heads (and the pipelined softmax, exp in a helper thread) give the same numbers."""
     dims = Dimensions(n=40, heads=5, d_k=6, d_v=6, d_o=9)
@@ -602,7 +603,8 @@ def test_sampler_imports_only_numeric_stack():
             if isinstance(node, ast.Import):
                 names |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom):
-                names.add(("." * node.level) + (node.module or "") if node.level else node.module.split(".")[0])
+                names.add(("." * node.level) + (node.module or "") if node.level
+                          else node.module.split(".")[0])
         assert names <= {"__future__", "math", "numbers", "dataclasses", "fractions", "concurrent",
                          "numpy", "scipy", ".errors"} | private, (path.name, names)
 
