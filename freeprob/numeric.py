@@ -74,7 +74,8 @@ from ._quadrature import _Quadrature
 from ._rootkernel import (
     _H, _SERIES_TERMS, GUARD_DPS, MAX_GUARD_DPS, _bits, _check_dps, _density_from_fixed,
     _Fail, _from_flint_univariate, _infinity_data, _flint_sqf_part, _mpf, _num_real_polyroots,
-    _num_real_roots, _real_point, _select_factor, _sym_real_roots, _to_flint, _to_mpf,
+    _num_real_roots, _real_point, _select_factor, _separation, _sym_real_roots, _taylor,
+    _to_flint, _to_mpf,
 )
 from .errors import FreeprobValueError, NotAvailable, PrecisionError
 from .symbols import G as _G
@@ -544,27 +545,97 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             raise FreeprobValueError("AlgebraicCauchy.density_grid: `xs` must be sorted (non-decreasing)")
         K = self._fkernel()
         special = self._special_floats()
-        out = []
-        prev = None     # (xf, sel) of the last float-selected point
-        for xe, xf in zip(pts, fl):
+        n = len(pts)
+        out = [None] * n
+        # Points at which doubles do not resolve the distance to a special point (the
+        # clusters at the support edges) need the root at more bits.  Rather than tracking
+        # it from far up for each of them, it is continued along the real axis in mpmath
+        # from the neighbouring point (same rule as for doubles: no special point in
+        # between, see _mp_crosses).  So that the points before the first one where
+        # doubles suffice also have a neighbour, they are visited backwards from it.
+        first = 0
+        while first < n and not self._plan(pts[first])[1]:
+            first += 1
+        if first == n:
+            first = 0
+        order = list(range(first, n)) + list(range(first - 1, -1, -1))
+        prev = None     # (index, sel, is_mp) of the last point with a selected root
+        anchor = None   # the same for the point ``first`` (restart of the backward sweep)
+        for k, i in enumerate(order):
+            if k == n - first:
+                prev = anchor
+            xe, xf = pts[i], fl[i]
             sel = None
             if self._near_atom(xf) is not None:       # the continuous part is evaluated
                 prev = None
-                out.append(self._density_exact_point(xe, dps))
+                out[i] = self._density_exact_point(xe, dps)
                 continue
-            if prev is not None and not self._crosses(special, prev[0], xf):
-                try:
-                    sel = prev[1] if xf == prev[0] else self._march(K, prev[0], xf, prev[1])
-                except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-                    sel = None
-            if sel is None and self._plan(xe)[1] and not self._is_special(xe):
-                try:
-                    sel = self._select_boundary(K, xf)
-                except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-                    sel = None
-            prev = (xf, sel) if sel is not None and isinstance(sel[1], complex) else None
-            out.append(self._density_exact_point(xe, dps, sel))
+            plan = self._plan(xe)
+            if plan[1]:
+                if prev is not None and not prev[2] and not self._crosses(special, fl[prev[0]], xf):
+                    try:
+                        psel = prev[1]
+                        sel = psel if xf == fl[prev[0]] else self._march(K, fl[prev[0]], xf, psel)
+                    except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                        sel = None
+                if sel is None and not self._is_special(xe):
+                    try:
+                        sel = self._select_boundary(K, xf)
+                    except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                        sel = None
+                cur = (i, sel, False) if sel is not None and isinstance(sel[1], complex) else None
+            else:
+                cur = None
+                if prev is not None and not self._is_special(xe):
+                    sel = self._march_mp(pts[prev[0]], prev[1], xe, plan, dps)
+                    cur = (i, sel, True) if sel is not None else None
+            prev = cur
+            if i == first:
+                anchor = cur
+            out[i] = self._density_exact_point(xe, dps, sel)
         return out
+
+    def _march_mp(self, x0, sel0, x1, plan, dps):
+        """The selected root at the exact point ``x1`` (where doubles do not suffice),
+        continued in mpmath along the real axis from the selected root ``sel0`` at ``x0``
+        (doubles or mpmath), at the working precision of the first certification step of
+        :meth:`_boundary_value` (which polishes and certifies it); ``None`` if a special
+        point may lie between ``x0`` and ``x1`` or the continuation fails."""
+        p1 = _bits(dps + GUARD_DPS) + plan[0]
+        if self._mp_crosses(x0, x1, p1):
+            return None
+        try:
+            with mpmath.workprec(p1):
+                K = self._mkernel(p1)
+                a, b = mpmath.mpf(x0.mpf(p1)), mpmath.mpf(x1.mpf(p1))
+                kind, g, rho = sel0
+                g = mpmath.mpc(g)
+                A = K.values(a)
+                g = K.newton(A, g, max(abs(g), mpmath.mpf(rho)))
+                if g is None:
+                    return None
+                rho = _separation(_taylor(A, g))
+                if a == b:
+                    return None
+                return self._march(K, a, b, (kind, g, rho))
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
+
+    def _mp_crosses(self, x0, x1, prec):
+        """True unless no special point is within ``2^-100`` (relative) of the real segment
+        between the exact points ``x0`` and ``x1`` (special points at 200 bits or exact)."""
+        spm = self._memo("pointsmp", lambda: [
+            mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else mpmath.mpf(p)
+            for p in self._special_points()])
+        wp = max(prec, 256)
+        with mpmath.workprec(wp):
+            a, b = mpmath.mpf(x0.mpf(wp)), mpmath.mpf(x1.mpf(wp))
+            lo, hi = min(a, b), max(a, b)
+            for s in spm:
+                tol = mpmath.mpf(2) ** -100 * (1 + abs(s))
+                if lo - tol <= s <= hi + tol:
+                    return True
+        return False
 
     @staticmethod
     def _crosses(special, a, b):

@@ -1,0 +1,90 @@
+"""The fast routes of the numeric evaluator's setup give the same results as the slow ones.
+
+* discriminant and square-free special polynomial by FLINT for coefficients in ℤ[e]
+  (and ℤ): the same sympy ``Poly`` as sympy's ``discriminant`` / ``sqf_part``;
+* density grids clustered at the support edges (points closer to an edge than doubles
+  resolve), whose roots are continued in mpmath along the real axis from a neighbour
+  instead of being tracked from far up: the same values as pointwise densities.
+"""
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+from freeprob.numeric import AlgebraicCauchy
+from freeprob.symbols import G, z
+
+E = sp.E
+
+POLYS = {
+    # semicircle of variance e (edges ±2√e, irrational)
+    "semicircle_e": E * G**2 - z * G + 1,
+    # free Poisson-like equation with ℤ[e] coefficients (rate e/2, jump 1)
+    "free_poisson_e": 2 * z * G**2 + (E - 2 - 2 * z) * G + 2,
+}
+
+
+def _inst(expr):
+    return AlgebraicCauchy(sp.Poly(expr, G, z))
+
+
+@pytest.mark.parametrize("name", ["semicircle_e", "free_poisson_e"])
+def test_flint_special_poly_is_sympys(name):
+    A = _inst(POLYS[name])
+    assert not A._rational and A._flint_P() is not None
+    disc = sp.Poly(sp.discriminant(A._P, G).as_expr(), z, domain=A._P.domain)
+    assert A._disc() == disc
+    assert A._special_poly() == (disc * A._lc()).sqf_part()
+
+
+def test_flint_special_poly_attention_law():
+    from freeprob.attention import Architecture, output_law
+    law = output_law(Architecture.from_dimensions(beta=1, n=24, heads=2, d_k=4, d_v=4, d_o=8))
+    A = AlgebraicCauchy(law.cauchy_equation())
+    if A._P.domain.is_ZZ or A._P.domain.is_QQ or A._d < 2:
+        pytest.skip("not an equation over ℤ[e]")
+    disc = sp.Poly(sp.discriminant(A._P, G).as_expr(), z, domain=A._P.domain)
+    assert A._disc() == disc
+    assert A._special_poly() == (disc * A._lc()).sqf_part()
+
+
+def test_flint_discriminant_rational():
+    P = sp.Poly(G**3 * z - 2 * G**2 * z + G * (z**3 + 1) - z**2 + 3, G, z)
+    try:
+        A = AlgebraicCauchy(P)
+    except Exception:       # not a Cauchy equation: the algebra is still comparable
+        pytest.skip("not a Cauchy equation")
+    disc = sp.Poly(sp.discriminant(A._P, G).as_expr(), z, domain=A._P.domain)
+    assert A._disc() == disc
+
+
+@pytest.mark.parametrize("name", ["semicircle_e", "free_poisson_e"])
+def test_edge_clustered_grid_equals_pointwise(name):
+    A = _inst(POLYS[name])
+    sup = A.support(dps=30)
+    xs = []
+    for a, b in sup:
+        a, b = float(a), float(b)
+        for k in (3, 6, 9, 12, 14, 15, 16):
+            xs += [a + (b - a) * 10.0 ** -k, b - (b - a) * 10.0 ** -k]
+        xs += [a + (b - a) * t / 7 for t in range(1, 7)]
+        xs += [a, b, a - 1e-9, b + 1e-9]
+    xs = sorted(set(xs))
+    grid = A.density_grid(xs, dps=20)
+    point = [A.density(x, dps=20) for x in xs]
+    assert grid == point
+    assert all(v >= 0 for v in grid)
+
+
+def test_edge_clustered_semicircle_closed_form():
+    A = _inst(POLYS["semicircle_e"])
+    with mpmath.workdps(60):
+        r = 2 * mpmath.sqrt(mpmath.e)
+    xs = sorted(float(s * (r - r * 10.0 ** -k)) for s in (-1, 1) for k in (4, 8, 12, 15))
+    grid = A.density_grid(xs, dps=20)
+    with mpmath.workdps(60):
+        for x, v in zip(xs, grid):
+            x = mpmath.mpf(repr(x))     # a float input is read as its shortest decimal
+            exact = mpmath.sqrt(4 * mpmath.e - x * x) / (2 * mpmath.pi * mpmath.e)
+            assert abs(v - exact) <= mpmath.mpf(10) ** -19 * exact
