@@ -69,16 +69,17 @@ def softmax_exp(s, shift):
     return s
 
 
-def softmax_values(e, v):
-    """Stage 3: ``diag(1/r) e V_c`` with ``r = e 1``, both from one product ``e [V_c, 1]``."""
+def softmax_values(e, v, out=None):
+    """Stage 3: ``diag(1/r) e V_c`` with ``r = e 1``, both from one product ``e [V_c, 1]``.
+
+    ``out`` (shape ``(c, n, d_V)``, any strides) receives the result if given.
+    """
     c, n, dv = v.shape
     va = np.empty((c, n, dv + 1))
     va[..., :dv] = _centred_values(v)
     va[..., dv] = 1.0
     ev = np.matmul(e, va)
-    out = ev[..., :dv]
-    out /= ev[..., dv:]
-    return out
+    return np.divide(ev[..., :dv], ev[..., dv:], out=out)
 
 
 def softmax_head_outputs(q, k, v, beta, buf=None):
@@ -96,8 +97,9 @@ def softmax_head_outputs(q, k, v, beta, buf=None):
 def softmax_head_outputs_pipelined(q, k, v, beta, block, sink):
     r"""All heads through the three stages, the exponentials of one block overlapping the
     score and value products of its neighbours (one helper thread; numpy releases the GIL
-    in ``exp`` and in BLAS).  ``sink(start, stop, h_block)`` receives the outputs in head
-    order.  Same arithmetic as :func:`softmax_head_outputs`, so the same numbers.
+    in ``exp`` and in BLAS).  The outputs are written in head order into
+    ``sink(start, stop)``, a ``(stop − start, n, d_V)`` array or view.  Same arithmetic
+    as :func:`softmax_head_outputs`, so the same numbers.
     """
     h, n, _ = q.shape
     slices = [slice(i, min(h, i + block)) for i in range(0, h, block)]
@@ -110,12 +112,12 @@ def softmax_head_outputs_pipelined(q, k, v, beta, block, sink):
                 prev_sl, fut = pending
                 e = fut.result()
                 nxt = pool.submit(softmax_exp, s, shift)
-                sink(prev_sl.start, prev_sl.stop, softmax_values(e, v[prev_sl]))
+                softmax_values(e, v[prev_sl], out=sink(prev_sl.start, prev_sl.stop))
             else:
                 nxt = pool.submit(softmax_exp, s, shift)
             pending = (sl, nxt)
         sl, fut = pending
-        sink(sl.start, sl.stop, softmax_values(fut.result(), v[sl]))
+        softmax_values(fut.result(), v[sl], out=sink(sl.start, sl.stop))
 
 
 def noise_factor(vc):

@@ -320,7 +320,10 @@ def _draw_matrix(kind, shape, std, rng):
     """
     p, q = shape
     if kind == "gaussian":
-        return std * rng.standard_normal(shape)
+        out = rng.standard_normal(shape)
+        if std != 1.0:
+            out *= std                                  # in place: same numbers as std * out
+        return out
     if kind == "rademacher":
         return std * (2.0 * rng.integers(0, 2, size=shape) - 1.0)
     base = _haar_columns(p, q, rng) if p >= q else _haar_columns(q, p, rng).T

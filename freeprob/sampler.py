@@ -230,8 +230,9 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
     n, h, dv = dm.n, dm.heads, dm.d_v
     hstack = np.empty((n, h * dv))
 
-    def sink(start, stop, hb):
-        hstack[:, start * dv:stop * dv].reshape(n, -1, dv)[...] = hb.transpose(1, 0, 2)
+    def sink(start, stop):
+        """Heads ``start … stop − 1`` of ``hstack`` as a ``(c, n, d_V)`` view."""
+        return hstack[:, start * dv:stop * dv].reshape(n, stop - start, dv).transpose(1, 0, 2)
 
     if model == "softmax":
         block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * n)))
@@ -249,7 +250,7 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
         else:
             hb = ge_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, noise_std, rng,
                                  key_norm_term)
-        sink(sl.start, sl.stop, hb)
+        sink(sl.start, sl.stop)[...] = hb
     return hstack
 
 
