@@ -142,6 +142,10 @@ def _add_verify(sub):
                    help="objects to compare (default out): " + ", ".join(OBJECT_LAWS))
     p.add_argument("--refinements", action="store_true",
                    help="also run GE2 and GE + key-norm term (theory.md §7) and report the gap each closes")
+    p.add_argument("--uncoupled", action="store_true",
+                   help="draw GE independently of softmax (default: same Q, K, V, W_O)")
+    p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
+                   help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None, help="output directory (default ./freeprob-verify, "
                                                "--quick ./freeprob-verify-quick)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
@@ -156,6 +160,7 @@ def verify_command(args, out=None) -> None:
 
     kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
               schemes=args.schemes, objects=args.objects, refinements=args.refinements,
+              coupled=not args.uncoupled, weights=args.weights,
               figures=not args.no_figures)
     if args.configs is not None:
         kw["configs"] = args.configs

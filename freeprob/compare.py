@@ -88,6 +88,9 @@ class TabulatedLaw:
                  mass_defect=0.0, label=""):
         self.nodes = np.asarray(nodes, dtype=float)
         self.cdf_nodes = np.asarray(cdf_nodes, dtype=float)
+        if self.nodes.size > 1:     # edge-clustered nodes can coincide in float64: keep the last
+            keep = np.append(np.diff(self.nodes) > 0, True)
+            self.nodes, self.cdf_nodes = self.nodes[keep], np.maximum.accumulate(self.cdf_nodes[keep])
         self.atoms = np.asarray(atoms, dtype=float).reshape(-1, 2)
         self.moments = np.asarray(moments, dtype=float)
         self.support = [tuple(map(float, ab)) for ab in support]

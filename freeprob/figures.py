@@ -53,7 +53,7 @@ def histogram_panel(ax, softmax, ge, law, title=""):
         atoms = ", ".join(f"{m:.3g} at {loc:.3g}" for loc, m in law.atoms)
         if atoms:
             ax.text(0.98, 0.95, f"atom {atoms}", transform=ax.transAxes, ha="right", va="top", fontsize=7)
-    ax.axvline(sm[-1], color="C0", ls=":", lw=1)
+    ax.axvline(sm[-1], color="C0", ls=":", lw=1, label="softmax top eigenvalue")
     ax.set_title(title, fontsize=8)
     ax.set_xlabel("eigenvalue", fontsize=7)
     ax.tick_params(labelsize=7)
@@ -96,7 +96,8 @@ def verify_figures(cells, settings, theory, out):
         if not sm:
             continue
         tdata = theory.get(_theory_key(cell, settings, obj))
-        law = TabulatedLaw.from_dict(tdata) if tdata and "error" not in tdata else None
+        law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
+               if tdata and "error" not in tdata else None)
         title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={settings.beta_exact}"
         panels.append((title, sm, ge, law))
     written = []

@@ -51,7 +51,8 @@ DEFAULT_MAX_N = 1024
 QUICK_MAX_N, QUICK_SEEDS = 256, 2
 #: Sampler object → law constructor in :mod:`freeprob.attention`.
 OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
-               "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law"}
+               "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
+               "out_full": "output_law"}
 _FORMAT = 1          # bump when a stored cell would mean something else
 
 
@@ -100,6 +101,12 @@ class VerifySettings:
     refinements : bool
         Also run GE2 and GE with the key-norm term (theory.md §7) and report how much of
         the softmax–GE gap each closes.
+    coupled : bool
+        True (default): GE uses the same ``Q, K, V, W_O`` as softmax; False: independent
+        draws (the distance then includes the sampling spread of both).
+    weights : {"gaussian", "rademacher", "orthogonal"}
+        Distribution of the value and output weights (:func:`freeprob.sampler.draw_weights`;
+        the laws cover i.i.d. weights of the same variance, not Haar-orthogonal ones).
     out : path
         Output directory.
     figures : bool
@@ -122,6 +129,8 @@ class VerifySettings:
     schemes: tuple | None = None
     objects: tuple = ("out",)
     refinements: bool = False
+    coupled: bool = True
+    weights: str = "gaussian"
     out: object = "freeprob-verify"
     figures: bool = True
     points: int = 1000
@@ -142,6 +151,13 @@ class VerifySettings:
             raise FreeprobValueError(f"n must be an integer ≥ 2; got {self.n!r}")
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int) or self.base_seed < 0:
             raise FreeprobValueError(f"base_seed must be an integer ≥ 0; got {self.base_seed!r}")
+        if not isinstance(self.coupled, bool) or not isinstance(self.refinements, bool):
+            raise FreeprobValueError("coupled and refinements must be True or False")
+        if self.weights not in ("gaussian", "rademacher", "orthogonal"):
+            raise FreeprobValueError(
+                f"weights must be 'gaussian', 'rademacher' or 'orthogonal'; got {self.weights!r}")
+        if self.refinements and not self.coupled:
+            raise FreeprobValueError("refinements compare GE variants on one draw: they need coupled=True")
         if self.widths not in ("scaled", "real"):
             raise FreeprobValueError(f"widths must be 'scaled' or 'real'; got {self.widths!r}")
         objs = (self.objects,) if isinstance(self.objects, str) else tuple(self.objects)
@@ -218,7 +234,8 @@ def _models(settings):
 def _cell_key(cell, settings, seed):
     payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
                               beta=str(settings.beta_exact), seed=[settings.base_seed, seed],
-                              objects=list(settings.objects), models=list(_models(settings))),
+                              objects=list(settings.objects), models=list(_models(settings)),
+                              coupled=settings.coupled, weights=settings.weights),
                          sort_keys=True)
     safe = cell.config.name.replace("/", "_").replace(":", "_")
     return f"{safe}-n{cell.dims.n}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
@@ -238,8 +255,12 @@ def _sample_cell(cell, settings, seed):
     rng = np.random.default_rng([settings.base_seed, seed])
     beta = float(settings.beta_exact)
     objs = settings.objects
-    w = draw_weights(cell.dims, rng=rng)
+    kinds = dict(value_weights=settings.weights, output_weights=settings.weights)
     base = ("softmax", "ge2", "ge") if settings.refinements else ("softmax", "ge")
+    if not settings.coupled:
+        return {f"{m}/{o}": v for (m, o), v in spectra(cell.dims, beta, rng=rng, models=base, objects=objs,
+                                                      coupled=False, **kinds).items()}
+    w = draw_weights(cell.dims, rng=rng, **kinds)
     res = {f"{m}/{o}": v for (m, o), v in spectra(cell.dims, beta, rng=rng, models=base, objects=objs,
                                                   weights=w).items()}
     if settings.refinements:
@@ -256,7 +277,10 @@ def _theory_job(dims, beta, obj, points):
             n=dims["n"], heads=dims["heads"], d_k=dims["d_k"], d_v=dims["d_v"], d_o=dims["d_o"],
             beta=beta, scheme=dims["scheme"], kv_groups=dims["kv_groups"])
         law = getattr(attention, OBJECT_LAWS[obj])(arch)
-        return TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
+        data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
+        if obj == "out_full":     # bulk = output law; the top eigenvalue is the common-row spike
+            data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
+        return data
     except Exception as exc:    # reported in the table, never silently dropped
         return {"error": f"{type(exc).__name__}: {exc}"}
 
@@ -389,7 +413,8 @@ DEFINITIONS = (
     "relW1 = W1/mean of the reference over all n eigenvalues (top ones included); KS = sup|F_a − F_b|; "
     "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (theory.md §5). "
     "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
-    "moments; edge = top of the exact law's support. Softmax and GE share Q, K, V, W_O (coupled).")
+    "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
+    "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")
 
 
 def _settings_dict(settings):
@@ -424,7 +449,9 @@ def summarize(cells, settings, theory):
         for obj in settings.objects:
             tkey = _theory_key(cell, settings, obj)
             tdata = theory.get(tkey)
-            law = TabulatedLaw.from_dict(tdata) if tdata and "error" not in tdata else None
+            law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
+                   if tdata and "error" not in tdata else None)
+            outlier = (tdata or {}).get("outlier")
             recs = []
             for seed in range(settings.seeds):
                 path = out / "spectra" / f"{_cell_key(cell, settings, seed)}.npz"
@@ -441,13 +468,14 @@ def summarize(cells, settings, theory):
                     r[f"top_{m}"] = float(eig[m][-1])
                 r["top_softmax"] = float(sm[-1])
                 if law is not None:
-                    for tag, lam in (("sm_th", sm), ("ge_th", ge)):
+                    bulk_sm, bulk_ge = (sm[:-1], ge[:-1]) if outlier is not None else (sm, ge)
+                    for tag, lam in (("sm_th", bulk_sm), ("ge_th", bulk_ge)):
                         dd = law_distances(lam, law)
                         r[f"{tag}_relW1"], r[f"{tag}_KS"] = dd["relW1"], dd["KS"]
-                    for tag, lam in (("sm", sm), ("ge", ge)):
+                    for tag, lam in (("sm", bulk_sm), ("ge", bulk_ge)):
                         err = relative_moment_errors(lam, law.moments, 4)
                         r[f"m2_err_{tag}"], r[f"m4_err_{tag}"] = float(err[1]), float(err[3])
-                    r["edge_th"] = law.upper_edge
+                    r["edge_th"] = law.upper_edge if outlier is None else outlier
                 recs.append(r)
             per_seed.extend(recs)
             names = sorted({k for r in recs for k in r} - {"config", "object", "seed"})
@@ -513,7 +541,8 @@ def format_table(result) -> str:
     st, rows = result["settings"], result["rows"]
     lines = [f"freeprob verify: beta={st['beta']}, {st['seeds']} initialisations per configuration "
              f"(mean ± 95% t-interval half-width, in %), objects {', '.join(st['objects'])}; "
-             f"softmax and GE coupled (same Q, K, V, W_O)"]
+             + ("softmax and GE coupled (same Q, K, V, W_O)" if st["coupled"] else "softmax and GE drawn independently")
+             + ("" if st["weights"] == "gaussian" else f"; {st['weights']} value/output weights")]
     header = ["config", "dims", "SM–GE relW1", "SM–GE KS", "SM–th relW1", "SM–th KS", "GE–th relW1", "GE–th KS"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:

@@ -282,3 +282,33 @@ def test_cli_runs_a_tiny_verify(capsys, tmp_path):
     assert code == 0
     out = capsys.readouterr().out
     assert "tiny" in out and "SM–GE relW1" in out and "paper (Table 2)" in out
+
+
+def test_verify_out_full_refinements_and_uncoupled(tmp_path):
+    from freeprob.attention import Architecture, common_row_spike
+    st = VerifySettings(configs=TINY[:1], seeds=2, points=200, out=tmp_path, figures=False,
+                        objects=("out", "out_full"), refinements=True)
+    res = verify(st, progress=False, stream=None)
+    rows = {r["object"]: r["metrics"] for r in res["rows"]}
+    spike = float(common_row_spike(Architecture.from_dimensions(n=64, heads=4, d_k=16, d_v=16, d_o=64,
+                                                                beta=1), 64))
+    full = rows["out_full"]
+    assert full["edge_th"]["mean"] == pytest.approx(spike, rel=1e-12)
+    # the O(n) spike is predicted to within its draw-to-draw spread √(2/(h d_V) + 2/d_O) ≈ 0.25
+    assert full["top_softmax"]["mean"] == pytest.approx(spike, rel=0.5)
+    assert full["ge_th_KS"]["mean"] < 0.1                # bulk without the spike vs the output law
+    for key in ("sm_ge2_relW1", "sm_gekn_relW1", "top_ge2", "top_ge+kn"):
+        assert rows["out"][key]["n"] == 2
+    with pytest.raises(FreeprobValueError, match="coupled"):
+        VerifySettings(refinements=True, coupled=False)
+    un = verify(VerifySettings(configs=TINY[:1], seeds=2, points=200, out=tmp_path, figures=False,
+                               coupled=False, weights="rademacher"), progress=False, stream=None)
+    assert un["computed"] == 2 and un["rows"][0]["metrics"]["ge_th_KS"]["mean"] < 0.1
+    with pytest.raises(FreeprobValueError, match="weights"):
+        VerifySettings(weights="uniform")
+
+
+def test_coinciding_nodes_are_merged():
+    t = TabulatedLaw([0.0, 0.0, 0.5, 1.0, 1.0], [0.0, 0.0, 0.5, 1.0, 1.0], [], [1, 0.5], [(0, 1)], [], [])
+    assert t.nodes.tolist() == [0.0, 0.5, 1.0]
+    assert t.cdf(0.25) == pytest.approx(0.25)
