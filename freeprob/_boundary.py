@@ -393,12 +393,14 @@ class _BoundaryValues:
                 return int(ratio) + 16, False
         return 0, not tiny
 
-    def _boundary_value(self, pt, dps, sel=None, need="density", plan=None):
+    def _boundary_value(self, pt, dps, sel=None, need="density", plan=None, resel=None):
         """Certified boundary root ``G(x + i0)`` at a non-special exact point.
 
         Returns ``("real", fixed or None, prec)`` or ``("complex", fixed, prec)``, where
         ``fixed = (re, im, shift)`` is the root at ``prec`` bits (``None``: real root, not
-        computed, when ``need == "density"``)."""
+        computed, when ``need == "density"``).  ``resel(p1)``, if given, is tried once
+        before tracking from far up at ``p1`` bits: another route to the selected root at
+        that precision (continuation from a neighbouring point), certified the same way."""
         extra, float_ok = plan or self._plan(pt)
         guard = GUARD_DPS
         if sel is None and float_ok:
@@ -408,6 +410,8 @@ class _BoundaryValues:
                 sel = None
         while guard <= MAX_GUARD_DPS:
             p1, p2 = _bits(dps + guard) + extra, _bits(dps + 2 * guard) + extra
+            if sel is None and resel is not None:
+                sel, resel = resel(p1), None
             if sel is None:
                 with mpmath.workprec(p1):
                     try:

@@ -500,7 +500,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             return out
         return self._memo("atom_index", fn).get(j)
 
-    def _density_exact_point(self, xe, dps, sel=None):
+    def _density_exact_point(self, xe, dps, sel=None, resel=None):
         if self._is_special(xe):
             return self._density_special(xe, dps)
         near = self._near_atom(xe.xf)
@@ -509,7 +509,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             inner = self._deflated(_real_point(loc, "density"), mass).density(xe, dps=dps + 5)
             with mpmath.workdps(dps):
                 return +(inner * mpmath.mpf(_to_mpf(1 - mass, _bits(dps + 10))))
-        kind, v, prec = self._boundary_value(xe, dps, sel)
+        kind, v, prec = self._boundary_value(xe, dps, sel, resel=resel)
         if kind == "real":
             return mpmath.mpf(0)
         return _density_from_fixed(v, libmp.dps_to_prec(dps))
@@ -571,10 +571,13 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 out[i] = self._density_exact_point(xe, dps)
                 continue
             plan = self._plan(xe)
+            cur = None
             if plan[1]:
-                if prev is not None and not prev[2] and not self._crosses(special, fl[prev[0]], xf):
+                if prev is not None and not self._crosses(special, fl[prev[0]], xf):
                     try:
                         psel = prev[1]
+                        if prev[2]:     # from a root in mpmath
+                            psel = (psel[0], complex(psel[1]), float(psel[2]))
                         sel = psel if xf == fl[prev[0]] else self._march(K, fl[prev[0]], xf, psel)
                     except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                         sel = None
@@ -583,31 +586,40 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                         sel = self._select_boundary(K, xf)
                     except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                         sel = None
-                cur = (i, sel, False) if sel is not None and isinstance(sel[1], complex) else None
-            else:
-                cur = None
-                if prev is not None and not self._is_special(xe):
-                    sel = self._march_mp(pts[prev[0]], prev[1], xe, plan, dps)
-                    cur = (i, sel, True) if sel is not None else None
+                if sel is not None and isinstance(sel[1], complex):
+                    cur = (i, sel, False)
+            resel = None
+            if prev is not None and not self._is_special(xe):
+                # if doubles do not suffice here (or the double root is not accurate
+                # enough to be certified), the root continued in mpmath from ``prev``
+                got = []
+
+                def resel(p1, x0=pts[prev[0]], sel0=prev[1], xe=xe, got=got):
+                    r = self._march_mp(x0, sel0, xe, p1)
+                    if r is not None:
+                        got.append(r)
+                    return r
+            out[i] = self._density_exact_point(xe, dps, sel, resel)
+            if resel is not None and got:
+                cur = (i, got[-1], True)
             prev = cur
             if i == first:
                 anchor = cur
-            out[i] = self._density_exact_point(xe, dps, sel)
         return out
 
-    def _march_mp(self, x0, sel0, x1, plan, dps):
-        """The selected root at the exact point ``x1`` (where doubles do not suffice),
-        continued in mpmath along the real axis from the selected root ``sel0`` at ``x0``
-        (doubles or mpmath), at the working precision of the first certification step of
-        :meth:`_boundary_value` (which polishes and certifies it); ``None`` if a special
-        point may lie between ``x0`` and ``x1`` or the continuation fails."""
-        p1 = _bits(dps + GUARD_DPS) + plan[0]
+    def _march_mp(self, x0, sel0, x1, p1):
+        """The selected root at the exact point ``x1``, continued in mpmath at ``p1`` bits
+        along the real axis from the selected root ``sel0`` at ``x0`` (doubles or mpmath);
+        ``None`` if a special point may lie between ``x0`` and ``x1`` or the continuation
+        fails.  :meth:`_boundary_value` polishes and certifies it."""
         if self._mp_crosses(x0, x1, p1):
             return None
         try:
             with mpmath.workprec(p1):
                 K = self._mkernel(p1)
                 a, b = mpmath.mpf(x0.mpf(p1)), mpmath.mpf(x1.mpf(p1))
+                if a == b:
+                    return None
                 kind, g, rho = sel0
                 g = mpmath.mpc(g)
                 A = K.values(a)
@@ -615,8 +627,6 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 if g is None:
                     return None
                 rho = _separation(_taylor(A, g))
-                if a == b:
-                    return None
                 return self._march(K, a, b, (kind, g, rho))
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
             return None
@@ -624,9 +634,11 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
     def _mp_crosses(self, x0, x1, prec):
         """True unless no special point is within ``2^-100`` (relative) of the real segment
         between the exact points ``x0`` and ``x1`` (special points at 200 bits or exact)."""
-        spm = self._memo("pointsmp", lambda: [
-            mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else mpmath.mpf(p)
-            for p in self._special_points()])
+        def fn():
+            with mpmath.workprec(200):      # (mpf() rounds to the working precision)
+                return [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else +p
+                        for p in self._special_points()]
+        spm = self._memo("pointsmp", fn)
         wp = max(prec, 256)
         with mpmath.workprec(wp):
             a, b = mpmath.mpf(x0.mpf(wp)), mpmath.mpf(x1.mpf(wp))

@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import math
+
 import mpmath
 import pytest
 import sympy as sp
@@ -70,11 +72,26 @@ def test_edge_clustered_grid_equals_pointwise(name):
             xs += [a + (b - a) * 10.0 ** -k, b - (b - a) * 10.0 ** -k]
         xs += [a + (b - a) * t / 7 for t in range(1, 7)]
         xs += [a, b, a - 1e-9, b + 1e-9]
+        # the doubles next to the edges, on both sides: no continuation across an edge
+        for v in (a, b):
+            xs += [math.nextafter(v, -math.inf), math.nextafter(math.nextafter(v, -math.inf), -math.inf),
+                   math.nextafter(v, math.inf), math.nextafter(math.nextafter(v, math.inf), math.inf)]
     xs = sorted(set(xs))
     grid = A.density_grid(xs, dps=20)
     point = [A.density(x, dps=20) for x in xs]
     assert grid == point
     assert all(v >= 0 for v in grid)
+
+
+def test_mp_crossing_check_at_full_precision():
+    # an edge between two doubles 4e-15 apart (relative 3e-16) is seen
+    A = _inst(POLYS["semicircle_e"])
+    from freeprob._rootkernel import _real_point
+    b = float(A.support(dps=30)[0][1])
+    lo, hi = math.nextafter(b, -math.inf), math.nextafter(b, math.inf)
+    assert A._mp_crosses(_real_point(lo, "x"), _real_point(hi, "x"), 91)
+    assert A._mp_crosses(_real_point(hi, "x"), _real_point(lo, "x"), 91)
+    assert not A._mp_crosses(_real_point(lo - 1e-12, "x"), _real_point(lo - 1e-13, "x"), 91)
 
 
 def test_edge_clustered_semicircle_closed_form():
