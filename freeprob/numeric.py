@@ -63,6 +63,8 @@ References
 from __future__ import annotations
 
 import bisect
+import cmath
+import math
 import numbers
 
 import mpmath
@@ -261,6 +263,13 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             P = self._P
             D, _, q1 = _infinity_data(P)
             K = P.domain.get_field()
+            dom = P.domain
+            qinv = None
+            if dom.is_PolynomialRing and dom.domain.is_ZZ and all(not any(m) for m in dict(q1)):
+                # ℤ[c] with a constant q1: the series lies in ℚ[c] (much faster than ℤ(c))
+                K = sp.QQ[dom.symbols]
+                qinv = K.domain.one / K.domain.convert(dom.domain.to_sympy(dict(q1)[
+                    (0,) * len(dom.symbols)]))
             terms = {}
             for (k, j), c in P.as_dict(native=True).items():
                 terms[(k, k - j + D)] = K.convert(c, P.domain)
@@ -277,7 +286,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 for (k, e), c in terms.items():
                     if e <= n:
                         r += c * powers[k][n - e]
-                h[n] = -r / q1
+                h[n] = -r / q1 if qinv is None else -r * qinv
             return [K.to_sympy(v) for v in h]
         return self._memo("series", fn)
 
@@ -402,10 +411,38 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 extra = max(2 * extra, lost + 5)
         raise PrecisionError(f"AlgebraicCauchy.cauchy: no agreement to {dps} digits at z = {zin}")
 
+    def _cauchy_track_float(self, re, im):
+        """``(g, ρ)``: the root at ``re + i·im`` (``im > 0``) tracked in doubles from far up
+        (the point rounded to doubles), or ``None``."""
+        xf, yf = re.xf, im.xf
+        if not (1e-280 < yf < 1e280 and abs(xf) < 1e280):
+            return None
+        K = self._fkernel()
+        try:
+            Y, g, rho = self._start(K, xf)
+            zt = complex(xf, yf)
+            if yf >= Y:
+                g = K.newton(K.values(zt), g, abs(g))
+                if g is None:
+                    return None
+                Y = yf
+            ty = math.log(yf)
+            _, g, rho = self._track(K, lambda t: zt if t == ty else complex(xf, math.exp(t)),
+                                    math.log(Y), ty, g, rho, h0=-1)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
+        if not (cmath.isfinite(g) and math.isfinite(rho) and rho > 0):
+            return None
+        return g, rho
+
     def _cauchy_complex(self, re, im, dps):
         flip = im.expr < 0
         im = _real_point(-im.expr, "cauchy", "z") if flip else im
         guard = GUARD_DPS
+        # the path tracked in doubles (as for boundary values), the root polished at both
+        # precisions from it (accepted within a quarter of the separation bound ρ/2, where
+        # Newton converges to the tracked root); otherwise tracked in mpmath
+        fast = self._cauchy_track_float(re, im)
         while guard <= MAX_GUARD_DPS:
             p1, p2 = _bits(dps + guard), _bits(dps + 2 * guard)
             vals = []
@@ -413,6 +450,12 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 with mpmath.workprec(prec):
                     K = self._mkernel(prec)
                     x, y = mpmath.mpf(_to_mpf(re, prec)), mpmath.mpf(_to_mpf(im, prec))
+                    if fast is not None:
+                        gf, rf = fast
+                        gm = K.newton(K.values(x + K.I * y), mpmath.mpc(gf), abs(gf), maxit=100)
+                        if gm is not None and abs(gm - gf) <= rf / 8:
+                            vals.append(gm)
+                            continue
                     try:
                         Y, g, rho = self._start(K, x)
                         if y >= Y:
@@ -436,6 +479,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                             out = +b
                         return out.conjugate() if flip else out
             guard *= 2
+            fast = None
         raise PrecisionError(f"AlgebraicCauchy.cauchy: no agreement to {dps} digits at z = {re} + {im}*I")
 
     def density(self, x, *, dps=15):
