@@ -403,9 +403,11 @@ class _BoundaryValues:
         that precision (continuation from a neighbouring point), certified the same way."""
         extra, float_ok = plan or self._plan(pt)
         guard = GUARD_DPS
+        anchor = False
         if sel is None and float_ok:
             try:
                 sel = self._select_boundary(self._fkernel(), pt.xf)
+                anchor = isinstance(sel[1], complex)
             except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                 sel = None
         while guard <= MAX_GUARD_DPS:
@@ -421,9 +423,14 @@ class _BoundaryValues:
             if sel is not None:
                 out = self._certify(pt, sel, dps, p1, p2, need)
                 if out is not None:
+                    if anchor:      # a certified selection: a start for continuations
+                        anchors = self._cache.setdefault("anchors", [])
+                        if len(anchors) < 64:
+                            anchors.append((pt, sel))
                     return out
             guard *= 2
             sel = None
+            anchor = False
         raise PrecisionError(
             f"AlgebraicCauchy: no agreement to {dps} digits up to {dps + 2 * MAX_GUARD_DPS} "
             f"digits at x = {pt}")

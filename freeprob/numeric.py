@@ -603,6 +603,11 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         if first == n:
             first = 0
         order = list(range(first, n)) + list(range(first - 1, -1, -1))
+
+        def prev_missing_ok(xe):
+            # continuing from afar is worth it where tracking from far up is costly:
+            # the point is near a special point (doubles may not suffice)
+            return self._nearest_special_gap(xe.xf)[0] <= 1e-6 * (1 + abs(xe.xf))
         prev = None     # (index, sel, is_mp) of the last point with a selected root
         anchor = None   # the same for the point ``first`` (restart of the backward sweep)
         for k, i in enumerate(order):
@@ -633,16 +638,23 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 if sel is not None and isinstance(sel[1], complex):
                     cur = (i, sel, False)
             resel = None
-            if prev is not None and not self._is_special(xe):
+            got = []
+            if not self._is_special(xe):
                 # if doubles do not suffice here (or the double root is not accurate
-                # enough to be certified), the root continued in mpmath from ``prev``
-                got = []
-
-                def resel(p1, x0=pts[prev[0]], sel0=prev[1], xe=xe, got=got):
-                    r = self._march_mp(x0, sel0, xe, p1)
-                    if r is not None:
-                        got.append(r)
-                    return r
+                # enough to be certified), the root continued in mpmath from ``prev``, or
+                # else from the nearest point selected earlier (e.g. by support())
+                starts = [(pts[prev[0]], prev[1])] if prev is not None else []
+                if prev_missing_ok(xe):
+                    starts += sorted(self._cache.get("anchors", ()),
+                                    key=lambda a, xf=xf: abs(a[0].xf - xf))[:2]
+                if starts:
+                    def resel(p1, starts=starts, xe=xe, got=got):
+                        for x0, sel0 in starts:
+                            r = self._march_mp(x0, sel0, xe, p1)
+                            if r is not None:
+                                got.append(r)
+                                return r
+                        return None
             out[i] = self._density_exact_point(xe, dps, sel, resel)
             if resel is not None and got:
                 cur = (i, got[-1], True)
@@ -670,8 +682,16 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 g = K.newton(A, g, max(abs(g), mpmath.mpf(rho)))
                 if g is None:
                     return None
-                rho = _separation(_taylor(A, g))
-                return self._march(K, a, b, (kind, g, rho))
+                sel = (kind, g, _separation(_taylor(A, g)))
+                # the tracker gives up on steps below 1e-13 of the span: approach a point
+                # next to a special point in stages, each 1e-6 of the previous distance
+                dist = min([abs(b - sv) for sv in self._cache["pointsmp"]] + [abs(b - a)])
+                c = a
+                while abs(c - b) > 1e4 * dist:
+                    c = b + (c - b) * mpmath.mpf(10) ** -6
+                    sel = self._march(K, a, c, sel)
+                    a = c
+                return self._march(K, a, b, sel)
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
             return None
 
