@@ -51,8 +51,18 @@ technique of mpmath's own fixed-point kernels).  The global mpmath precision is 
 changed: everything runs under ``mpmath.workprec``.
 
 Exact parts: the discriminant of ``P`` in ``G`` (support edges), the leading
-coefficient (atoms) and the atom masses are computed with sympy; with rational
-coefficients, edges and masses are exact sympy algebraic numbers.
+coefficient (atoms) and the atom masses are computed with sympy (the discriminant and
+the square-free part of its product with the leading coefficient by FLINT when the
+coefficients are in ℤ or ℤ[e], with the constants as extra variables: the same
+polynomials); with rational coefficients, edges and masses are exact sympy algebraic
+numbers.
+
+Grids and off-axis values: a density grid continues the root along the real axis from
+one point to the next (in mpmath next to the support edges, where doubles do not resolve
+the distance to the edge), and only where no special point lies in between; the
+off-axis values of the atom masses are tracked in doubles and polished at both
+precisions.  Either way the root is certified as above, and the mpmath tracking from far
+up remains the fallback.
 
 References
 ----------
