@@ -146,14 +146,14 @@ def ge_head_outputs(q, k, v, beta, noise_std, rng, key_norm_term):
     """
     c, n, dk = q.shape
     vc = _centred_values(v)
-    out = np.matmul(q * (beta / math.sqrt(dk)), np.matmul(np.swapaxes(k, -1, -2), vc))
-    f = noise_factor(vc)
+    # the scalars β/√d_K, σ and 1/n go on the small d_K × d_V and r × d_V factors
+    ktv = np.matmul(np.swapaxes(k, -1, -2), vc)
+    ktv *= beta / (math.sqrt(dk) * n)
+    f = noise_factor(vc) * (noise_std / n)
     g = rng.standard_normal((c, n, f.shape[-2]))
-    noise = np.matmul(g, f)
-    noise *= noise_std
-    out += noise
+    out = np.matmul(g, f)
+    out += np.matmul(q, ktv)
     if key_norm_term:
         mu = key_norm_mean(k, beta)                                  # (c, n), rows sum to 0
-        out += np.einsum("hb,hbv->hv", mu, vc)[:, None, :]
-    out /= n
+        out += np.einsum("hb,hbv->hv", mu, vc)[:, None, :] / n
     return out
