@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._sampler_model import key_norm_mean
+from ._sampler_model import _fill_two, key_norm_mean
 
 # the softmax row shift is skipped when every score is at most this in modulus (then
 # e^{±300} neither overflows nor underflows, and the row sums stay finite for any n)
@@ -138,11 +138,27 @@ def noise_factor(vc):
         return np.linalg.qr(vc, mode="r")
 
 
-def ge_head_outputs(q, k, v, beta, noise_std, rng, key_norm_term):
+def ge_noise(shape, rng, children=None):
+    r"""``shape = (c, n, r)`` iid standard normals: ``rng.standard_normal(shape)``, or, with
+    ``children`` (two Generators, :func:`freeprob._sampler_model._child_generators`),
+    rows ``0 … ⌈n/2⌉ − 1`` of each head from child 0 and the other rows from child 1, in
+    head order and in two threads.  Either way a split into head blocks does not change
+    the numbers.
+    """
+    if children is None:
+        return rng.standard_normal(shape)
+    g = np.empty(shape)
+    half = (shape[1] + 1) // 2
+    _fill_two(children, ([g[i, :half] for i in range(shape[0])], [g[i, half:] for i in range(shape[0])]))
+    return g
+
+
+def ge_head_outputs(q, k, v, beta, noise_std, rng, key_norm_term, children=None):
     r"""GE ``H_i = M_i^GE V_i/√n`` for a block of heads without forming ``n × n`` arrays.
 
     Exact in law (module docstring); consumes ``c · n · min(n, d_V)`` standard normals
-    from ``rng`` in head order, so a split into blocks does not change the result.
+    (:func:`ge_noise`: from ``rng``, or from the two ``children`` generators) in head
+    order, so a split into blocks does not change the result.
     """
     c, n, dk = q.shape
     vc = _centred_values(v)
@@ -150,7 +166,7 @@ def ge_head_outputs(q, k, v, beta, noise_std, rng, key_norm_term):
     ktv = np.matmul(np.swapaxes(k, -1, -2), vc)
     ktv *= beta / (math.sqrt(dk) * n)
     f = noise_factor(vc) * (noise_std / n)
-    g = rng.standard_normal((c, n, f.shape[-2]))
+    g = ge_noise((c, n, f.shape[-2]), rng, children)
     out = np.matmul(g, f)
     out += np.matmul(q, ktv)
     if key_norm_term:

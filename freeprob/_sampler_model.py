@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -304,6 +305,75 @@ class Weights:
                 raise FreeprobValueError(f"`{name}` of `Weights` has non-finite entries")
             object.__setattr__(self, name, arr)
 
+    @classmethod
+    def _unchecked(cls, dims, q, k, v, w_o, x=None):
+        """A Weights of arrays known to be float64, of the right shapes and finite (a fresh
+        draw), without the O(size) validation of ``__post_init__``."""
+        self = object.__new__(cls)
+        for name, value in (("dims", dims), ("q", q), ("k", k), ("v", v), ("w_o", w_o), ("x", x)):
+            object.__setattr__(self, name, value)
+        return self
+
+
+# draw_weights calls needing fewer Gaussian entries than this use the single stream of rng
+# (the numbers of earlier versions); larger ones the two-thread draw of _standard_normals
+_PARALLEL_DRAW_MIN = 2**22
+
+
+def _parallel_draw(count):
+    """True if a draw of ``count`` standard normals takes the two-thread route."""
+    return count >= _PARALLEL_DRAW_MIN
+
+
+def _child_generators(rng, count=2):
+    """``count`` independent Generators derived deterministically from ``rng``.
+
+    Consumes two 64-bit words of ``rng`` (the entropy of a fresh ``SeedSequence``, whose
+    spawned children seed bit generators of the same type as ``rng``'s).
+    """
+    entropy = rng.integers(0, 2**64, size=2, dtype=np.uint64)
+    make = type(rng.bit_generator)
+    children = []
+    for seq in np.random.SeedSequence(entropy).spawn(count):
+        try:
+            bitgen = make(seq)
+        except TypeError:                       # a bit generator that takes no SeedSequence
+            bitgen = np.random.PCG64(seq)
+        children.append(np.random.Generator(bitgen))
+    return children
+
+
+def _standard_normals(shapes, rng):
+    """New float64 arrays of the given shapes with iid ``N(0, 1)`` entries.
+
+    Every array is split in two halves of its flat (C-order) entries; child generator 0
+    of :func:`_child_generators` fills the first halves, child 1 the second halves, each
+    in array order, in two threads (the caller's and one helper; numpy releases the GIL
+    inside ``standard_normal(out=...)``).  The numbers depend only on ``rng``'s state,
+    not on the thread timing.
+    """
+    arrays = [np.empty(shape) for shape in shapes]
+    flats = [a.reshape(-1) for a in arrays]
+    halves = [(f.size + 1) // 2 for f in flats]
+    _fill_two(_child_generators(rng, 2), ([f[:m] for f, m in zip(flats, halves)],
+                                          [f[m:] for f, m in zip(flats, halves)]))
+    return arrays
+
+
+def _fill_two(children, segments):
+    """Child ``p`` fills the contiguous float64 arrays ``segments[p]`` with standard
+    normals, in order; child 1 in one helper thread, child 0 in the caller's."""
+    def fill(part):
+        gen = children[part]
+        for seg in segments[part]:
+            if seg.size:
+                gen.standard_normal(out=seg)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        fut = pool.submit(fill, 1)
+        fill(0)
+        fut.result()
+
 
 def _haar_columns(rows, cols, rng):
     """``rows × cols`` matrix with orthonormal columns (rows ≥ cols), Haar distributed."""
@@ -363,6 +433,22 @@ def draw_weights(dims, *, rng, input="qkv", value_weights="gaussian", output_wei
         ``dims`` not a :class:`Dimensions`; ``rng`` not a Generator; an unknown option;
         non-Gaussian ``value_weights`` with ``scheme="tied"``.
 
+    Notes
+    -----
+    Random stream: draws of fewer than ``2**22`` Gaussian entries in total take every
+    array from ``rng`` itself, in the order ``Q, K, V, W_O`` (``input="qkv"``) or
+    ``X, W_Q, W_K, W_V, W_O`` (``"explicit"``), the numbers of earlier versions.  Larger
+    draws fill all Gaussian arrays (``Q, K, V`` or ``W_Q, W_K, W_V``, and ``W_O``,
+    whichever are Gaussian) by two child generators derived from ``rng``
+    (two 64-bit words of ``rng`` seed a ``numpy.random.SeedSequence``, whose two spawned
+    children seed bit generators of ``rng``'s type).  Child 0 fills the first half of the
+    flat entries of each array, child 1 the second half, in two threads (the caller's and
+    one helper).  Then ``X`` (``input="explicit"``) and the non-Gaussian
+    ``V``/``W_V`` and ``W_O`` are drawn from ``rng`` itself.  The law is unchanged (iid
+    ``N(0, 1)`` entries, scaled) and the result depends only on the state of ``rng``,
+    not on the threads; for these large draws the numbers differ from earlier versions
+    (which called ``rng.standard_normal`` once per array at every size).
+
     Examples
     --------
     >>> import numpy as np
@@ -382,6 +468,54 @@ def draw_weights(dims, *, rng, input="qkv", value_weights="gaussian", output_wei
         raise FreeprobValueError(
             f"`value_weights` of `{owner}` must be 'gaussian' for scheme 'tied' (V_i = K_i); "
             f"got {value_weights!r}")
+    n, d, h = dims.n, dims.d, dims.heads
+    gk, gv = dims.key_groups, dims.value_groups
+    rows = n if input == "qkv" else d               # Q, K, V directly, or W_Q, W_K, W_V
+    std = 1.0 if input == "qkv" else 1.0 / math.sqrt(d)
+    std_o = 1.0 / math.sqrt(h * dims.d_v)
+    gauss_v = dims.scheme != "tied" and value_weights == "gaussian"
+    gauss_o = output_weights == "gaussian"
+    shapes = [(h, rows, dims.d_k), (gk, rows, dims.d_k)]
+    if gauss_v:                                     # iid: drawn in (group, row, column) order
+        shapes.append((gv, rows, dims.d_v))
+    if gauss_o:
+        shapes.append((h * dims.d_v, dims.d_o))
+    if not _parallel_draw(sum(math.prod(shape) for shape in shapes)):
+        return _draw_weights_single_stream(dims, rng, input, value_weights, output_weights)
+    # every Gaussian array in one parallel draw (two child generators of rng, two threads)
+    normals = _standard_normals(shapes, rng)
+    q, k = normals[0], normals[1]
+    joint = normals[2] if gauss_v else None
+    w_o = normals[-1] if gauss_o else None
+    for arr, scale in ((q, std), (k, std), (joint, std), (w_o, std_o)):
+        if arr is not None and scale != 1.0:
+            arr *= scale                                 # in place
+    # then the non-Gaussian parts from rng itself, in this order: X, W_V / V, W_O
+    x = None
+    if input == "explicit":
+        x = math.sqrt(d) * _haar_columns(d, n, rng).T
+        q = x @ q
+        k = x @ k
+    if dims.scheme != "tied":
+        if joint is None:                            # non-Gaussian: the joint n × g d_V law
+            joint = _draw_matrix(value_weights, (rows, gv * dims.d_v), std, rng)
+            joint = joint.reshape(rows, gv, dims.d_v).transpose(1, 0, 2)
+        v = joint if x is None else x @ joint
+    if gk != h:                                   # shared keys: one copy per head
+        k = k[dims.key_group_of_head()]
+    if dims.scheme == "tied":
+        v = k.copy()
+    elif gv != h:
+        v = v[dims.value_group_of_head()]
+    else:
+        v = np.ascontiguousarray(v)
+    if w_o is None:
+        w_o = _draw_matrix(output_weights, (h * dims.d_v, dims.d_o), std_o, rng)
+    return Weights._unchecked(dims, q, k, v, w_o, x)
+
+
+def _draw_weights_single_stream(dims, rng, input, value_weights, output_weights):
+    """:func:`draw_weights` for small draws: every array from ``rng`` itself, in order."""
     n, d, h = dims.n, dims.d, dims.heads
     gk, gv = dims.key_groups, dims.value_groups
     x = None

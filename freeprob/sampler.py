@@ -88,8 +88,8 @@ import scipy.sparse.linalg
 from ._sampler_heads import (ge_head_outputs, softmax_head_outputs,
                              softmax_head_outputs_pipelined)
 from ._sampler_model import INPUTS  # noqa: F401  (re-exported, as before the split)
-from ._sampler_model import (MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions, Weights, _beta, _choice,
-                             _names, _noise_std, _positive_int, _rng, draw_weights, ge_constants,
+from ._sampler_model import (MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions, Weights, _beta, _child_generators,
+                             _choice, _names, _parallel_draw, _noise_std, _positive_int, _rng, draw_weights, ge_constants,
                              key_norm_mean, softmax_attention)
 from .errors import FreeprobValueError
 
@@ -243,13 +243,16 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
         buf = np.empty((block, n, n))
     else:
         block = max(1, min(h, _MAX_BLOCK_ELEMENTS // (n * max(dv, dm.d_k, min(n, dv)))))
+        # large GE noise draws: two child generators of rng (two 64-bit words of rng), two
+        # threads; small ones straight from rng (the numbers of earlier versions)
+        children = _child_generators(rng, 2) if _parallel_draw(h * n * min(n, dv)) else None
     for start in range(0, h, block):
         sl = slice(start, min(h, start + block))
         if model == "softmax":
             hb = softmax_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, buf)
         else:
             hb = ge_head_outputs(weights.q[sl], weights.k[sl], weights.v[sl], beta, noise_std, rng,
-                                 key_norm_term)
+                                 key_norm_term, children)
         sink(sl.start, sl.stop)[...] = hb
     return hstack
 

@@ -319,11 +319,19 @@ def test_fast_ge_route_matches_theory():
 
 @pytest.mark.parametrize("model,pipeline,limit", [
     ("softmax", False, 2 * 40 * 40), ("softmax", True, 4 * 40 * 40), ("softmax", True, 40 * 40),
-    ("ge", False, 2 * 40 * 6)])
+    ("ge", False, 2 * 40 * 6), ("ge", "parallel", 2 * 40 * 6)])
 def test_fast_route_blocked_heads_equal_one_block(model, pipeline, limit, monkeypatch):
-    """Blocks of heads (and the pipelined softmax, exp in a helper thread) give the same numbers."""
+    """Blocks of heads (and the pipelined softmax, exp in a helper thread; the GE noise of
+    large draws, two child generators in two threads) give the same numbers."""
     dims = Dimensions(n=40, heads=5, d_k=6, d_v=6, d_o=9)
     w = draw_weights(dims, rng=rng(0))
+    if pipeline == "parallel":
+        from freeprob import _sampler_model
+        pipeline = False
+        single_stream = sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack",))
+        monkeypatch.setattr(_sampler_model, "_PARALLEL_DRAW_MIN", 0)
+        two_streams = sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack",))
+        assert not np.array_equal(single_stream["stack"], two_streams["stack"])
     def run():
         return sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack", "out"))
 
@@ -394,6 +402,49 @@ def test_head_sharing_schemes():
         assert same(w.v, w.k) and not same(w.k[0], w.k[1])
         w = draw_weights(Dimensions(n=16, heads=4, d_k=3, d_v=3, d_o=4), rng=rng(0), input=inp)
         assert not same(w.k[0], w.k[1]) and not same(w.v[0], w.v[1]) and not same(w.k[0], w.v[0])
+
+
+def test_parallel_draw_is_deterministic_and_keeps_the_structure(monkeypatch):
+    """Large draws (two child generators, two threads) run through every scheme and input."""
+    from freeprob import _sampler_model
+    monkeypatch.setattr(_sampler_model, "_PARALLEL_DRAW_MIN", 0)
+    for inp in ("qkv", "explicit"):
+        a = draw_weights(Dimensions(n=16, heads=6, d_k=3, d_v=3, d_o=4, scheme="gqa", kv_groups=3),
+                         rng=rng(0), input=inp)
+        b = draw_weights(Dimensions(n=16, heads=6, d_k=3, d_v=3, d_o=4, scheme="gqa", kv_groups=3),
+                         rng=rng(0), input=inp)
+        for name in ("q", "k", "v", "w_o"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert np.array_equal(a.k[0], a.k[1]) and np.array_equal(a.v[2], a.v[3])
+        assert not np.array_equal(a.k[1], a.k[2]) and not np.array_equal(a.q[0], a.q[1])
+        t = draw_weights(Dimensions(n=16, heads=4, d_k=3, d_v=3, d_o=4, scheme="tied"), rng=rng(0), input=inp)
+        assert np.array_equal(t.v, t.k)
+    w = draw_weights(Dimensions(n=40, d=70, heads=2, d_k=5, d_v=5, d_o=10), rng=rng(0), input="explicit")
+    np.testing.assert_allclose(w.x @ w.x.T, 70 * np.eye(40), atol=1e-10)
+    w = draw_weights(Dimensions(n=64, heads=2, d_k=8, d_v=8, d_o=12), rng=rng(0),
+                     value_weights="rademacher", output_weights="orthogonal")
+    assert set(np.unique(w.v)) == {-1.0, 1.0}
+    np.testing.assert_allclose(w.w_o.T @ w.w_o, np.eye(12), atol=1e-12)
+
+
+def test_parallel_draw_equals_its_two_child_streams():
+    """Above the threshold: child 0 fills the first half of each array, child 1 the second."""
+    from freeprob import _sampler_model
+    dims = Dimensions(n=2048, heads=4, d_k=128, d_v=128, d_o=2048)      # 4.2 M normals
+    assert 3 * 4 * 2048 * 128 + 512 * 2048 >= _sampler_model._PARALLEL_DRAW_MIN
+    w = draw_weights(dims, rng=rng(5))
+    kids = _sampler_model._child_generators(rng(5), 2)
+    half = 4 * 2048 * 128 // 2
+    np.testing.assert_array_equal(w.q.reshape(-1)[:half], kids[0].standard_normal(half))
+    np.testing.assert_array_equal(w.q.reshape(-1)[half:], kids[1].standard_normal(half))
+    # in law: unit variance for Q, K, V, 1/(h d_V) for W_O; halves uncorrelated (iid)
+    for arr, var in ((w.q, 1.0), (w.k, 1.0), (w.v, 1.0), (w.w_o * math.sqrt(512), 1.0)):
+        flat = arr.reshape(-1)
+        assert abs(flat.mean()) < 5 / math.sqrt(flat.size)
+        assert abs(flat.var() / var - 1) < 5 * math.sqrt(2 / flat.size)
+        h = flat.size // 2
+        assert abs(np.corrcoef(flat[:h], flat[h:2 * h])[0, 1]) < 5 / math.sqrt(h)
+    assert not np.array_equal(w.q, draw_weights(dims, rng=rng(6)).q)
 
 
 def test_explicit_inputs_are_orthogonal():
