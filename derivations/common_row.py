@@ -62,7 +62,8 @@ for cfg in configs:
     print(f"\n== n = {n}, {cfg}, gamma_V = {gV}, gamma_O = {gO}, beta = 1: m1 = {mean:.4f}")
     print(f"   common_row_spike = {spike_lib:.2f} (O(1) part m1 + m1/γ_O + m1/γ_V = "
           f"{o1_derived:.3f}); sd of n|b|² ≈ {sd:.1f}")
-    for seed in (0, 1):
+    ratios = []
+    for seed in range(8):
         f = sampler.sample_objects(dims, beta, rng=np.random.default_rng(seed), model="ge",
                                    objects=("out", "out_full"))
         O, full = f["out"], f["out_full"]
@@ -73,13 +74,19 @@ for cfg in configs:
         cross = 2 * theta * (uu @ O @ vv)
         left, right = float(np.sum((O.T @ uu) ** 2)), float(np.sum((O @ vv) ** 2))
         rest = top - theta**2 - cross
-        print(f"   seed {seed}: top {top:9.2f} | n|b|² {theta**2:9.2f}  2θ uᵀOv {cross:7.2f}  "
-              f"|Oᵀu|² {left:6.3f} (m1 {mean:.3f})  |Ov|² {right:6.3f} "
-              f"(m1/γ_O + m1/γ_V {mean / gO + mean / gV:.3f})  "
-              f"top − n|b|² − 2θuᵀOv = {rest:.3f}")
+        if seed < 2:
+            print(f"   seed {seed}: top {top:9.2f} | n|b|² {theta**2:9.2f}  2θ uᵀOv {cross:7.2f}  "
+                  f"|Oᵀu|² {left:6.3f} (m1 {mean:.3f})  |Ov|² {right:6.3f} "
+                  f"(m1/γ_O + m1/γ_V {mean / gO + mean / gV:.3f})  "
+                  f"top − n|b|² − 2θuᵀOv = {rest:.3f}")
         assert abs(top - spike_lib) < 4 * sd, "top eigenvalue far from common_row_spike"
         assert abs(rest - left - right) < 0.05 * rest                   # expansion to O(1/θ)
-        assert abs(left / mean - 1) < 0.2 and abs(right / (mean / gO + mean / gV) - 1) < 0.2
-        assert abs(rest / o1_derived - 1) < 0.2
-print("\n[ok] common row: top eigenvalue within 4 sd of common_row_spike; per draw, "
-      "top − n|b|² − 2θ uᵀOv = m1 + m1/γ_O + m1/γ_V within 20 %")
+        ratios.append((left / mean, right / (mean / gO + mean / gV), rest / o1_derived))
+    # each ratio fluctuates by ≈ 13 % from draw to draw (measured over 30 seeds); the mean of
+    # 8 draws has a standard error of ≈ 5 %, so 15 % is a 3-sd band around 1
+    avg = np.mean(ratios, axis=0)
+    print(f"   mean over 8 draws: |Oᵀu|²/m1 {avg[0]:.3f}, |Ov|²/(m1/γ_O + m1/γ_V) {avg[1]:.3f}, "
+          f"(top − n|b|² − 2θuᵀOv)/(m1 + m1/γ_O + m1/γ_V) {avg[2]:.3f}")
+    assert np.all(np.abs(avg - 1) < 0.15), avg
+print("\n[ok] common row: top eigenvalue within 4 sd of common_row_spike per draw; "
+      "top − n|b|² − 2θ uᵀOv = m1 + m1/γ_O + m1/γ_V on average over 8 draws (within 15 %)")

@@ -99,7 +99,8 @@ def _config_list(text):
     for tok in (t.strip() for t in text.split(",")):
         if not tok:
             continue
-        if "=" in tok and ":" not in tok and items and ":" in items[-1]:
+        starts_new = ":" in tok and "=" not in tok.split(":", 1)[0]     # "name:..." not "scheme=gqa:4"
+        if not starts_new and "=" in tok and items and ":" in items[-1]:
             items[-1] += "," + tok
         else:
             items.append(tok)
@@ -119,10 +120,12 @@ def _add_verify(sub):
                     "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). Writes CSV/JSON, "
                     "a text table and figures to --out; an interrupted run resumes.",
         epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
-               "[,scheme=gqa:2,context=..]'). example: freeprob verify --configs gpt2-small --seeds 3",
+               "[,scheme=gqa:2,context=..]'). example: freeprob verify --configs gpt2-small --seeds 3. "
+               "Exit status: 0; 1 if an exact law could not be tabulated; 2 on bad input.",
     )
     p.add_argument("--quick", action="store_true",
-                   help=f"a ~30 s run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given)")
+                   help=f"a ~15 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
+                        "output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")
     p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None,
@@ -141,7 +144,7 @@ def _add_verify(sub):
     p.add_argument("--objects", type=_csv_list, default=("out",),
                    help="objects to compare (default out): " + ", ".join(OBJECT_LAWS))
     p.add_argument("--refinements", action="store_true",
-                   help="also run GE2 and GE + key-norm term (theory.md §7) and report the gap each closes")
+                   help="also run GE2 and GE + key-norm term (docs/theory.md §7) and report the gap each closes")
     p.add_argument("--uncoupled", action="store_true",
                    help="draw GE independently of softmax (default: same Q, K, V, W_O)")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
@@ -154,8 +157,9 @@ def _add_verify(sub):
                    help="density points per support interval of each exact law (default 1000; --quick 400)")
 
 
-def verify_command(args, out=None) -> None:
-    """Run ``freeprob verify`` from parsed arguments."""
+def verify_command(args, out=None) -> int:
+    """Run ``freeprob verify`` from parsed arguments; exit status 0, or 1 if an exact law
+    could not be tabulated (its columns are then "n/a" and a note says why)."""
     from .verify import DEFAULT_MAX_N, QUICK_MAX_N, QUICK_SEEDS, VerifySettings, verify
 
     kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
@@ -168,7 +172,10 @@ def verify_command(args, out=None) -> None:
     kw["seeds"] = args.seeds or (QUICK_SEEDS if args.quick else 10)
     kw["points"] = args.points or (400 if args.quick else 1000)
     kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
-    verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout)
+    if not kw["out"].strip():
+        raise FreeprobValueError("--out must name a directory; got an empty string")
+    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout)
+    return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,12 +209,16 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.command == "verify":
-            verify_command(args)
+            return verify_command(args)
         else:
             table(args.law, args.order, args.dps)
     except KeyboardInterrupt:
         print("freeprob: interrupted; finished cells are kept and a rerun resumes", file=sys.stderr)
         return 130
+    except OSError as exc:
+        print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}; finished cells are "
+              "kept and a rerun resumes", file=sys.stderr)
+        return 2
     except (FreeprobValueError, PrecisionError) as exc:
         print(f"freeprob: error: {exc}", file=sys.stderr)
         return 2

@@ -121,6 +121,9 @@ class TabulatedLaw:
         PrecisionError
             The tabulated mass differs from one by more than :data:`MASS_TOLERANCE`.
         """
+        from .law import Law
+        if not isinstance(law, Law):
+            raise FreeprobValueError(f"TabulatedLaw.from_law: expected a freeprob Law; got {type(law).__name__}")
         if isinstance(points, bool) or not isinstance(points, int) or points < 50:
             raise FreeprobValueError(f"TabulatedLaw.from_law: points must be an integer ≥ 50; got {points!r}")
         if isinstance(moments, bool) or not isinstance(moments, int) or moments < 1:
@@ -211,8 +214,12 @@ class TabulatedLaw:
         return fine
 
     def cdf(self, x, *, left=False):
-        r"""``F(x) = μ((−∞, x])`` (``left=True``: ``μ((−∞, x))``), vectorised."""
+        r"""``F(x) = μ((−∞, x])`` (``left=True``: ``μ((−∞, x))``), vectorised.
+
+        Raises ``FreeprobValueError`` for NaN arguments (``±inf`` give 0 and 1)."""
         x = np.asarray(x, dtype=float)
+        if np.any(np.isnan(x)):
+            raise FreeprobValueError("TabulatedLaw.cdf: x contains NaN")
         f = self._continuous(x)
         for loc, mass in self.atoms:
             f = f + mass * ((x > loc) if left else (x >= loc))
@@ -237,8 +244,11 @@ class TabulatedLaw:
         return np.where(p <= pp[0], xx[0], q)
 
     def density(self, x):
-        """The density of the continuous part, interpolated from the tabulated values."""
+        """The density of the continuous part, interpolated linearly from the tabulated
+        values (for figures).  Raises ``FreeprobValueError`` for NaN arguments."""
         x = np.asarray(x, dtype=float)
+        if np.any(np.isnan(x)):
+            raise FreeprobValueError("TabulatedLaw.density: x contains NaN")
         if self.density_x.size == 0:
             return np.zeros_like(x)
         out = np.interp(x, self.density_x, self.density_y, left=0.0, right=0.0)
@@ -311,6 +321,9 @@ def law_distances(eigenvalues, law: TabulatedLaw):
         Empty or non-finite eigenvalues; a law with non-positive mean.
     """
     lam = _spectrum(eigenvalues)
+    if not isinstance(law, TabulatedLaw):
+        raise FreeprobValueError(f"law_distances: expected a TabulatedLaw (TabulatedLaw.from_law(law)); got "
+                                 f"{type(law).__name__}")
     if not law.mean > 0:
         raise FreeprobValueError("law_distances: the law must have a positive mean")
     n = lam.size

@@ -130,8 +130,9 @@ class ModelConfig:
         nom = self.n
         if n is None:
             n = nom
-        if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-            raise FreeprobValueError(f"{self.name}: the token count n must be a positive integer; got {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise FreeprobValueError(f"{self.name}: the token count n must be an integer ≥ 2; got {n!r}"
+                                     + (" (the nominal n = min(d, context, 2048))" if n == self.n else ""))
         if widths == "real":
             if n > self.d:
                 raise FreeprobValueError(
@@ -273,7 +274,7 @@ MODEL_CONFIGS = {c.name: c for c in (
                 context=1024, scheme="tied",
                 source=_HF.format("openai-community/gpt2") + " (widths)",
                 note="GPT-2 does not tie W_V = W_K; the tying is the paper's within-head sharing "
-                     "(§3, theory.md §3.4) at GPT-2 small widths"),
+                     "(§3, docs/theory.md §3.4) at GPT-2 small widths"),
 )}
 
 #: The seven configurations of the default ``freeprob verify`` run.
@@ -314,13 +315,20 @@ class Cell:
         """``n / n_nominal`` (1 when nothing was scaled)."""
         return Fraction(self.dims.n, self.config.n)
 
+    @property
+    def exact_ratios(self) -> bool:
+        """True when the width ratios equal those of the nominal cell (no rounding)."""
+        nom = self.config.dimensions()
+        return (self.dims.gamma_k, self.dims.gamma_v, self.dims.gamma_o) == (nom.gamma_k, nom.gamma_v,
+                                                                             nom.gamma_o)
+
     def describe(self) -> str:
         """E.g. ``n=1024,h=32,dK=64,dV=64,dO=2048 (scaled ×1/2 from n=2048, d_K=128)``."""
         dm = self.dims
         s = f"n={dm.n},h={dm.heads},dK={dm.d_k},dV={dm.d_v},dO={dm.d_o}"
         if self.widths == "scaled" and self.scale != 1:
             s += (f" (widths scaled ×{self.scale} from n={self.config.n}, d_K={self.config.d_head}, "
-                  f"d_O={self.config.d})")
+                  f"d_O={self.config.d}" + (")" if self.exact_ratios else ", rounded: other ratios)"))
         elif self.widths == "real" and dm.n != self.config.n:
             s += " (model widths, fewer tokens)"
         return s

@@ -113,14 +113,17 @@ def verify_figures(cells, settings, theory, out):
                 qq_panel(ax, sm[0], ge[0], law, title)
             else:
                 ax.set_title(title + "\n(no exact law)", fontsize=8)
-        for ax in axes.ravel()[len(panels):]:
+        spare = axes.ravel()[len(panels):]
+        for ax in spare:
             ax.axis("off")
         handles, labels = axes[0, 0].get_legend_handles_labels()
-        if handles:
-            fig.legend(handles, labels, fontsize=7, loc="upper right")
+        if handles and len(spare):
+            spare[0].legend(handles, labels, fontsize=8, loc="center")
+        elif handles:
+            fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(handles))
         what = "spectral density" if kind == "histograms" else "QQ against the exact law"
         fig.suptitle(f"freeprob verify: {obj}, softmax vs GE vs theory ({what})", fontsize=10)
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0.04 if handles and not len(spare) else 0, 1, 1))
         path = out / "figures" / f"{kind}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)

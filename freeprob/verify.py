@@ -10,7 +10,7 @@ independent initialisations.
 Source: Hayase & Karakida (2026), §5.1 and Table 2 (softmax–GE mean relative distances
 0.24%–2.82% over seven configurations at β = 1, ten initialisations), §D.1 (protocol:
 ``n ≤ d``, fixed inputs, fan-in Gaussian weights, all ``n`` eigenvalues including the
-largest); theory.md §5 (our metric definitions, since the paper's are not stated).
+largest); docs/theory.md §5 (our metric definitions, since the paper's are not stated).
 
 Results are written as they are computed to ``out/`` (one line per finished cell in
 ``cells.jsonl``, its spectra in ``spectra/``, tabulated laws in ``theory/``) so that an
@@ -45,6 +45,10 @@ __all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table"
 
 #: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
 PAPER_RANGE = (0.24, 2.82)
+#: Largest β accepted (beyond it the unnormalised laws' numerics end in PrecisionError).
+MAX_BETA = 5
+#: Above this β the finite-size effects of docs/theory.md §7 dominate at n ≤ 2048 (a note says so).
+GE_REGIME_BETA = Fraction(3, 2)
 #: Token cap of the default run (configurations with a larger nominal n are scaled down).
 DEFAULT_MAX_N = 1024
 #: Token cap and seeds of ``--quick``.
@@ -58,17 +62,16 @@ _FORMAT = 1          # bump when a stored cell would mean something else
 
 def _parse_beta(beta):
     if isinstance(beta, bool):
-        raise FreeprobValueError(f"beta must be a finite number ≥ 0; got {beta!r}")
+        raise FreeprobValueError(f"beta must be a number in (0, {MAX_BETA}]; got {beta!r}")
     try:
         b = Fraction(str(beta).strip()) if not isinstance(beta, Fraction) else beta
     except (ValueError, ZeroDivisionError):
-        raise FreeprobValueError(f"beta must be a finite number ≥ 0 (e.g. 1 or 0.5); got {beta!r}") from None
-    if b < 0:
-        raise FreeprobValueError(f"beta must be ≥ 0; got {beta!r}")
-    if b > 26:
+        raise FreeprobValueError(f"beta must be a number in (0, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); got {beta!r}") from None
+    if not 0 < b <= MAX_BETA:
         raise FreeprobValueError(
-            f"beta={beta}: the GE constant θ1 = e^(β²) − 1 overflows float64 Gram entries; "
-            "use β ≤ 26 (the paper's check is at β = 1)")
+            f"beta must satisfy 0 < β ≤ {MAX_BETA}; got {beta!r} (at β = 0 the centred attention vanishes; "
+            f"above {MAX_BETA} θ1 = e^(β²) − 1 is too large for the exact laws' numerics; the paper's check is "
+            "at β = 1)")
     return b
 
 
@@ -99,7 +102,7 @@ class VerifySettings:
     objects : sequence of str
         Sampler objects (default ``("out",)``, the centred MHA output of the paper's check).
     refinements : bool
-        Also run GE2 and GE with the key-norm term (theory.md §7) and report how much of
+        Also run GE2 and GE with the key-norm term (docs/theory.md §7) and report how much of
         the softmax–GE gap each closes.
     coupled : bool
         True (default): GE uses the same ``Q, K, V, W_O`` as softmax; False: independent
@@ -203,6 +206,9 @@ def plan_cells(settings: VerifySettings) -> list[Cell]:
 # ---------------------------------------------------------------------- storage
 
 def _check_writable(out: Path):
+    if out.exists() and not out.is_dir():
+        raise FreeprobValueError(f"the output path {str(out)!r} exists and is not a directory; choose another "
+                                 "with --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
         for sub in ("spectra", "theory", "figures"):
@@ -256,7 +262,8 @@ def _sample_cell(cell, settings, seed):
     beta = float(settings.beta_exact)
     objs = settings.objects
     kinds = dict(value_weights=settings.weights, output_weights=settings.weights)
-    base = ("softmax", "ge2", "ge") if settings.refinements else ("softmax", "ge")
+    # GE first after softmax: its noise is then the same draw as in a run without refinements
+    base = ("softmax", "ge", "ge2") if settings.refinements else ("softmax", "ge")
     if not settings.coupled:
         return {f"{m}/{o}": v for (m, o), v in spectra(cell.dims, beta, rng=rng, models=base, objects=objs,
                                                       coupled=False, **kinds).items()}
@@ -267,6 +274,12 @@ def _sample_cell(cell, settings, seed):
         kn = spectra(cell.dims, beta, rng=rng, models=("ge",), objects=objs, weights=w, key_norm_term=True)
         res.update({f"ge+kn/{o}": v for (_, o), v in kn.items()})
     return res
+
+
+def _ignore_sigint():
+    """Theory workers leave Ctrl-C to the main process (which keeps finished cells)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _theory_job(dims, beta, obj, points):
@@ -338,7 +351,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
     pool = None
     if todo_theory:
         workers = max(1, min(len(todo_theory), os.cpu_count() or 1))
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                      initializer=_ignore_sigint)
         for key, (dims, beta, obj) in todo_theory.items():
             pending[key] = pool.submit(_theory_job, dims, beta, obj, settings.points)
 
@@ -373,15 +387,17 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
                     eig = _sample_cell(cell, settings, seed)
                 tmp = path.with_name(path.stem + ".tmp.npz")
                 np.savez(tmp, **eig)
-                os.replace(tmp, path)
                 first = settings.objects[0]
                 rec = dict(key=key, config=cell.config.name, dims=_dims_dict(cell.dims),
                            beta=str(settings.beta_exact), seed=seed, seconds=round(time.perf_counter() - t, 3),
                            softmax_vs_ge=two_sample_distances(eig[f"softmax/{first}"], eig[f"ge/{first}"]))
+                # the log line first, then the spectra file that marks the cell done: a crash in
+                # between recomputes the cell (same seed, same values) and repeats its log line
                 with open(log, "a") as fh:
                     fh.write(json.dumps(rec) + "\n")
                     fh.flush()
                     os.fsync(fh.fileno())
+                os.replace(tmp, path)
                 computed += 1
                 bar.update()
         if pending:
@@ -399,6 +415,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
                   definitions=DEFINITIONS, computed=computed, resumed=resumed,
                   elapsed=round(time.perf_counter() - t0, 1))
     _write_outputs(out, result, per_seed)
+    result["figures"] = []
     if settings.figures:
         from .figures import verify_figures
         result["figures"] = verify_figures(cells, settings, theory, out)
@@ -411,7 +428,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
 
 DEFINITIONS = (
     "relW1 = W1/mean of the reference over all n eigenvalues (top ones included); KS = sup|F_a − F_b|; "
-    "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (theory.md §5). "
+    "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (docs/theory.md §5). "
     "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
     "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
     "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")
@@ -539,14 +556,15 @@ def format_table(result) -> str:
     r"""The text report of a run: settings, distance table, moments/top-eigenvalue table,
     our range of softmax–GE relative W1 next to the paper's, definitions, notes."""
     st, rows = result["settings"], result["rows"]
-    lines = [f"freeprob verify: beta={st['beta']}, {st['seeds']} initialisations per configuration "
+    lines = [f"freeprob verify: beta={st['beta']}, {st['seeds']} initialisation{'s' if st['seeds'] != 1 else ''} "
+             "per configuration "
              f"(mean ± 95% t-interval half-width, in %), objects {', '.join(st['objects'])}; "
              + ("softmax and GE coupled (same Q, K, V, W_O)" if st["coupled"] else "softmax and GE drawn independently")
              + ("" if st["weights"] == "gaussian" else f"; {st['weights']} value/output weights")]
     header = ["config", "dims", "SM–GE relW1", "SM–GE KS", "SM–th relW1", "SM–th KS", "GE–th relW1", "GE–th KS"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
-        header += ["SM–GE2 relW1", "SM–GE+kn relW1"]
+        header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
     body = []
     for r in rows:
         m = r["metrics"]
@@ -554,9 +572,18 @@ def format_table(result) -> str:
         line = [name, r["dims"]] + [_pct(m.get(k)) for k in ("sm_ge_relW1", "sm_ge_KS", "sm_th_relW1",
                                                                "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
         if refine:
-            line += [_pct(m.get("sm_ge2_relW1")), _pct(m.get("sm_gekn_relW1"))]
+            base = (m.get("sm_ge_relW1") or {}).get("mean")
+
+            def closed(key):
+                v = (m.get(key) or {}).get("mean")
+                return "n/a" if not base or v is None else f"{100 * (1 - v / base):.0f}%"
+            line += [_pct(m.get("sm_ge2_relW1")), closed("sm_ge2_relW1"), _pct(m.get("sm_gekn_relW1")),
+                     closed("sm_gekn_relW1"), _num(m.get("top_ge+kn"))]
         body.append(line)
     lines += ["", _table(header, body), ""]
+    if refine:
+        lines += ["gap closed = 1 − relW1(softmax, GE variant)/relW1(softmax, GE): GE2 keeps the second Hermite "
+                  "chaos, GE+kn adds the rank-one key-norm term (docs/theory.md §7)", ""]
     header2 = ["config", "scheme", "m2 err SM", "m2 err GE", "m4 err SM", "m4 err GE", "top eig SM", "top eig GE",
                "edge (theory)"]
     body2 = []
@@ -567,20 +594,35 @@ def format_table(result) -> str:
                                                                       "m4_err_ge")]
                      + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th")])
     lines += [_table(header2, body2), ""]
-    ours = [r["metrics"]["sm_ge_relW1"]["mean"] * 100 for r in rows if r["metrics"].get("sm_ge_relW1")]
-    ours_ks = [r["metrics"]["sm_ge_KS"]["mean"] * 100 for r in rows if r["metrics"].get("sm_ge_KS")]
+    first = [r for r in rows if r["object"] == st["objects"][0]]
+    ours = [r["metrics"]["sm_ge_relW1"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_relW1")]
+    ours_ks = [r["metrics"]["sm_ge_KS"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_KS")]
     if ours:
-        lines.append(f"softmax–GE mean relative distance, ours: relW1 {min(ours):.2f}%–{max(ours):.2f}%, "
-                     f"KS {min(ours_ks):.2f}%–{max(ours_ks):.2f}% over {len(ours)} configurations; "
-                     f"paper (Table 2): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
+        k = len(ours)
+        lines.append(f"softmax–GE mean relative distance ({st['objects'][0]}), ours: relW1 "
+                     f"{min(ours):.2f}%–{max(ours):.2f}%, KS {min(ours_ks):.2f}%–{max(ours_ks):.2f}% over {k} "
+                     f"configuration{'s' if k != 1 else ''}; paper (Table 2, seven configurations): "
+                     f"{PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     lines.append("definitions: " + result["definitions"])
+    notes = []
+    if Fraction(st["beta"]) > GE_REGIME_BETA:
+        notes.append(f"β = {st['beta']} > {GE_REGIME_BETA}: at these n the finite-size effects of "
+                     "docs/theory.md §7 (low-rank chaos, key-norm outlier) dominate the softmax–GE distance")
+    if st["weights"] == "orthogonal":
+        notes.append("Haar-orthogonal value/output weights are not covered by the laws (they hold for i.i.d. "
+                     "weights of the same variance): the theory columns are expected to differ")
     for r in rows:
         if r.get("theory_error"):
-            lines.append(f"note: no exact law for {r['config']} [{r['object']}]: {r['theory_error']}")
+            notes.append(f"no exact law for {r['config']} [{r['object']}]: {r['theory_error']}")
         if r["seeds"] < st["seeds"]:
-            lines.append(f"note: {r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
+            notes.append(f"{r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
         if r.get("note"):
-            lines.append(f"note: {r['config']}: {r['note']}")
-    lines.append(f"results: {st['out']}/summary.csv, summary.json, per_seed.csv, table.txt, figures/ "
+            notes.append(f"{r['config']}: {r['note']}")
+        if "rounded" in r["dims"]:
+            notes.append(f"{r['config']}: widths rounded to integers, so its width ratios (and law) are not "
+                         "those of the nominal cell; the theory columns use the rounded widths")
+    lines += [f"note: {x}" for x in dict.fromkeys(notes)]
+    figs = "".join(f", {f}" for f in result.get("figures", []))
+    lines.append(f"results: {st['out']}/summary.csv, summary.json, per_seed.csv, table.txt{figs} "
                  f"({result['computed']} cells computed, {result['resumed']} reused; {result['elapsed']} s)")
     return "\n".join(lines)

@@ -6,6 +6,7 @@ scipy.stats for two-sample distances; the output-law mean θ1 γ_O (theory.md §
 """
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -62,6 +63,9 @@ def test_tabulated_hard_edge_and_quantile(mp_one):
     assert mp_one.density(np.array([1.0]))[0] == pytest.approx(f(1.0), rel=1e-3)
     with pytest.raises(FreeprobValueError, match=r"\[0, 1\]"):
         mp_one.quantile([1.5])
+    with pytest.raises(FreeprobValueError, match="NaN"):
+        mp_one.cdf([0.5, float("nan")])
+    assert mp_one.cdf([-np.inf, np.inf]).tolist() == [0.0, pytest.approx(1.0, abs=1e-6)]
 
 
 def test_quantile_inside_an_atom(mp_half):
@@ -121,6 +125,10 @@ def test_two_sample_distances_equal_scipy():
     assert d["relW1"] == pytest.approx(np.mean(np.abs(np.sort(a) - np.sort(b))) / b.mean(), rel=1e-12)
     with pytest.raises(FreeprobValueError, match="NaN"):
         two_sample_distances([1.0, float("nan")], b)
+    with pytest.raises(FreeprobValueError, match="TabulatedLaw"):
+        law_distances(a, None)
+    with pytest.raises(FreeprobValueError, match="expected a freeprob Law"):
+        TabulatedLaw.from_law("x")
     with pytest.raises(FreeprobValueError, match="positive mean"):
         two_sample_distances(a, np.zeros(3))
 
@@ -189,8 +197,13 @@ def test_configuration_errors():
 def test_settings_errors(tmp_path):
     with pytest.raises(FreeprobValueError, match="unknown configuration 'nope'; known"):
         plan_cells(VerifySettings(configs=("nope",), out=tmp_path))
-    with pytest.raises(FreeprobValueError, match="β ≤ 26"):
+    with pytest.raises(FreeprobValueError, match="0 < β ≤ 5"):
         VerifySettings(beta=30)
+    with pytest.raises(FreeprobValueError, match="centred attention vanishes"):
+        VerifySettings(beta=0)
+    assert VerifySettings(beta="1/2").beta_exact == Fraction(1, 2)
+    with pytest.raises(FreeprobValueError, match="integer ≥ 2.*nominal"):
+        plan_cells(VerifySettings(configs=("m:d=512,heads=8,d_head=64,context=1",), out=tmp_path))
     for bad in ("-1", "nan", "abc"):
         with pytest.raises(FreeprobValueError, match="beta"):
             VerifySettings(beta=bad)
@@ -224,7 +237,8 @@ def test_verify_writes_everything(tiny_run):
     assert len((out / "cells.jsonl").read_text().splitlines()) == 6
     assert res["computed"] == 6 and res["resumed"] == 0
     text = (out / "table.txt").read_text()
-    assert "paper (Table 2): 0.24%–2.82%" in text and "tinymqa" in text
+    assert "paper (Table 2, seven configurations): 0.24%–2.82%" in text and "tinymqa" in text
+    assert "over 2 configurations;" in text
     json.loads((out / "summary.json").read_text())
 
 
@@ -259,7 +273,21 @@ def test_unwritable_output_directory(tmp_path):
     blocker.write_text("keep me")
     with pytest.raises(FreeprobValueError, match="cannot write to the output directory"):
         verify(VerifySettings(configs=TINY[:1], seeds=1, out=blocker / "sub"), progress=False, stream=None)
+    with pytest.raises(FreeprobValueError, match="exists and is not a directory"):
+        verify(VerifySettings(configs=TINY[:1], seeds=1, out=blocker), progress=False, stream=None)
     assert blocker.read_text() == "keep me"
+
+
+def test_write_failure_mid_run_is_reported_and_cells_are_kept(tmp_path, capsys):
+    (tmp_path / "table.txt").mkdir()           # the final table cannot be written
+    args = ["verify", "--configs", TINY[0], "--seeds", "1", "--points", "200", "--no-progress", "--no-figures",
+            "--out", str(tmp_path)]
+    assert main(args) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert len(list((tmp_path / "spectra").glob("*.npz"))) == 1
+    (tmp_path / "table.txt").rmdir()
+    assert main(args) == 0
+    assert "0 cells computed, 1 reused" in capsys.readouterr().out
 
 
 def test_cli_errors(capsys, tmp_path):
@@ -276,12 +304,27 @@ def test_cli_errors(capsys, tmp_path):
         main(["verify", "--seeds", "0"])
 
 
+def test_cli_custom_configs_keep_their_commas(capsys, tmp_path):
+    from freeprob.cli import _config_list
+    assert _config_list("gpt2-small,mine:d=512,heads=8,d_head=64,scheme=gqa:4,context=600,bert-base") == (
+        "gpt2-small", "mine:d=512,heads=8,d_head=64,scheme=gqa:4,context=600", "bert-base")
+    cfg = model_config(_config_list("mine:d=512,heads=8,d_head=64,scheme=gqa:4")[0])
+    assert (cfg.scheme, cfg.kv_groups) == ("gqa", 4)
+
+
+def test_rounded_widths_are_labelled(tmp_path):
+    cells = plan_cells(VerifySettings(configs=("gpt2-small",), n=128, out=tmp_path))
+    assert not cells[0].exact_ratios and "rounded" in cells[0].describe()
+    cells = plan_cells(VerifySettings(configs=("gpt2-small",), n=384, out=tmp_path))
+    assert cells[0].exact_ratios and "rounded" not in cells[0].describe()
+
+
 def test_cli_runs_a_tiny_verify(capsys, tmp_path):
     code = main(["verify", "--configs", TINY[0], "--seeds", "2", "--points", "200", "--no-progress",
                  "--no-figures", "--out", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
-    assert "tiny" in out and "SM–GE relW1" in out and "paper (Table 2)" in out
+    assert "tiny" in out and "SM–GE relW1" in out and "paper (Table 2, seven" in out
 
 
 def test_verify_out_full_refinements_and_uncoupled(tmp_path):
@@ -299,6 +342,11 @@ def test_verify_out_full_refinements_and_uncoupled(tmp_path):
     assert full["ge_th_KS"]["mean"] < 0.1                # bulk without the spike vs the output law
     for key in ("sm_ge2_relW1", "sm_gekn_relW1", "top_ge2", "top_ge+kn"):
         assert rows["out"][key]["n"] == 2
+    assert "gap closed" in (tmp_path / "table.txt").read_text()
+    # GE is drawn first, so the plain GE spectra equal those of a run without refinements
+    plain = verify(VerifySettings(configs=TINY[:1], seeds=2, points=200, out=tmp_path / "plain", figures=False),
+                   progress=False, stream=None)
+    assert plain["rows"][0]["metrics"]["sm_ge_relW1"] == rows["out"]["sm_ge_relW1"]
     with pytest.raises(FreeprobValueError, match="coupled"):
         VerifySettings(refinements=True, coupled=False)
     un = verify(VerifySettings(configs=TINY[:1], seeds=2, points=200, out=tmp_path, figures=False,
