@@ -89,8 +89,8 @@ from ._sampler_heads import (ge_head_outputs, softmax_head_outputs,
                              softmax_head_outputs_pipelined)
 from ._sampler_model import INPUTS  # noqa: F401  (re-exported, as before the split)
 from ._sampler_model import (MODELS, OBJECTS, SCHEMES, WEIGHT_KINDS, Dimensions, Weights, _beta, _child_generators,
-                             _choice, _names, _parallel_draw, _noise_std, _positive_int, _rng, draw_weights, ge_constants,
-                             key_norm_mean, softmax_attention)
+                             _choice, _names, _noise_std, _parallel_draw, _positive_int, _rng, draw_weights,
+                             ge_constants, key_norm_mean, softmax_attention)
 from .errors import FreeprobValueError
 
 __all__ = [
