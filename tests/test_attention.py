@@ -295,13 +295,19 @@ def ge_moments():
 @pytest.mark.parametrize("name", sorted(SAMPLED))
 def test_ge_sampler_moments_match_the_laws_at_n_1024(ge_moments, scheme, name):
     """m1..m3 of one GE draw at n = 1024 within 6 % of the exact law (measured errors
-    are 0.3–3 %; the band covers the O(1/n) centring bias and one draw's fluctuation)."""
+    are 0.3–3 %; the band covers the O(1/n) centring bias and one draw's fluctuation).
+
+    Spectra carried by a single d_V-wide value block (head_out; stack and out under MQA,
+    where every head shares one V) fluctuate more from draw to draw: docs/theory.md §5
+    measured m2 within ±4 % and m4 within ±8.4 % for d_V = 64, and over six seeds at
+    d_V = 128 the m3 error reached 8.8 %; their band is 12 %."""
     kw = dict(kv_groups=1) if scheme == "gqa" else {}
     arch = Architecture.from_dimensions(beta=1, scheme=scheme, **kw, **DIMS)
     exact = [float(sp.N(m)) for m in SAMPLED[name](arch).moments(3)[1:]]
     got = ge_moments[scheme][name]
     rel = np.abs(got / np.array(exact) - 1)
-    assert rel.max() < 0.06, (rel, got, exact)
+    single_block = name == "head_out" or (scheme == "gqa" and name in ("stack", "out"))
+    assert rel.max() < (0.12 if single_block else 0.06), (rel, got, exact)
 
 
 # -- numerics at β = 1 (coefficients in ℤ[e]) ----------------------------------------------

@@ -114,9 +114,15 @@ def test_ge_moments_match_theory(scheme, obj, n):
 
 
 def test_ge_moment_errors_shrink_overall():
-    """The summed |relative error| over all cases falls from n=128 to n=512."""
+    """The summed |relative error| over all cases falls from n=128 to n=512.
+
+    The standard error of each seed average scales like 1/(n √seeds), i.e. halves from
+    (128, 16 seeds) to (512, 4 seeds), and the O(1/n) bias falls by 4, so the expected
+    ratio is ≈ 0.3–0.5; over 6 alternative seed sets it ranged up to ≈ 0.65, so a ratio
+    below 0.85 is required (the per-case bands of test_ge_moments_match_theory already
+    shrink like 1/n)."""
     total = {n: sum(np.abs(ge_relative_errors(s, n)[o]).sum() for (s, o) in SPREAD) for n in SEEDS}
-    assert total[512] < 0.6 * total[128], total
+    assert total[512] < 0.85 * total[128], total
 
 
 def test_sum_sees_key_sharing_but_concat_and_out_do_not():
