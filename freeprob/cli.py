@@ -171,9 +171,9 @@ def verify_command(args, out=None) -> int:
     kw["max_n"] = args.max_n or (QUICK_MAX_N if args.quick else DEFAULT_MAX_N)
     kw["seeds"] = args.seeds or (QUICK_SEEDS if args.quick else 10)
     kw["points"] = args.points or (400 if args.quick else 1000)
-    kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
-    if not kw["out"].strip():
+    if args.out is not None and not args.out.strip():
         raise FreeprobValueError("--out must name a directory; got an empty string")
+    kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
     res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 

@@ -19,7 +19,6 @@ recomputed.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import csv
 import hashlib
 import json
@@ -223,9 +222,15 @@ def _check_writable(out: Path):
 
 
 def _atomic_write(path: Path, text: str):
+    if path.is_dir():
+        raise FreeprobValueError(f"cannot write {str(path)!r}: a directory of that name is in the way "
+                                 "(remove or rename it); finished cells are kept and a rerun resumes")
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _dims_dict(dims):
@@ -351,15 +356,14 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
     pool = None
     if todo_theory:
         workers = max(1, min(len(todo_theory), os.cpu_count() or 1))
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                      initializer=_ignore_sigint)
+        pool = _start_pool(workers)
         for key, (dims, beta, obj) in todo_theory.items():
-            pending[key] = pool.submit(_theory_job, dims, beta, obj, settings.points)
+            pending[key] = pool.apply_async(_theory_job, (dims, beta, obj, settings.points))
 
-    def collect(block=False):
-        for key, fut in list(pending.items()):
-            if block or fut.done():
-                data = fut.result()
+    def collect():
+        for key, res in list(pending.items()):
+            if res.ready():
+                data = res.get()
                 theory[key] = data
                 if "error" not in data:
                     _atomic_write(out / "theory" / f"{key}.json", json.dumps(data))
@@ -404,26 +408,46 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
             with tqdm(total=len(pending), desc="exact laws", unit="law", file=sys.stderr,
                       disable=not progress) as bar:
                 while pending:
-                    done, _ = cf.wait(list(pending.values()), return_when=cf.FIRST_COMPLETED)
+                    before = len(pending)
                     collect()
-                    bar.update(len(done))
+                    bar.update(before - len(pending))
+                    if pending:
+                        time.sleep(0.05)
+        if pool is not None:
+            pool.close()
+            pool.join()
     finally:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.terminate()        # no-op after a normal close/join; kills workers on Ctrl-C
     rows, per_seed = summarize(cells, settings, theory)
     result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
                   definitions=DEFINITIONS, computed=computed, resumed=resumed,
-                  elapsed=round(time.perf_counter() - t0, 1))
-    _write_outputs(out, result, per_seed)
-    result["figures"] = []
+                  elapsed=round(time.perf_counter() - t0, 1), figures=[])
     if settings.figures:
         from .figures import verify_figures
         result["figures"] = verify_figures(cells, settings, theory, out)
     text = format_table(result)
-    _atomic_write(out / "table.txt", text + "\n")
-    if stream is not None:
+    if stream is not None:     # printed first: a failure to write the files below loses nothing
         print(text, file=sys.stdout if stream == "stdout" else stream)
+    _write_outputs(out, result, per_seed)
+    _atomic_write(out / "table.txt", text + "\n")
     return result
+
+
+def _start_pool(workers):
+    """A spawn-context process pool whose workers ignore SIGINT from their first instruction
+    (the disposition is inherited through exec), so that Ctrl-C reaches only the main
+    process, which then terminates them."""
+    import signal
+    ctx = multiprocessing.get_context("spawn")
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:          # not the main thread: leave signals alone
+        return ctx.Pool(workers, initializer=_ignore_sigint)
+    try:
+        return ctx.Pool(workers, initializer=_ignore_sigint)
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 DEFINITIONS = (
@@ -599,10 +623,10 @@ def format_table(result) -> str:
     ours_ks = [r["metrics"]["sm_ge_KS"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_KS")]
     if ours:
         k = len(ours)
-        lines.append(f"softmax–GE mean relative distance ({st['objects'][0]}), ours: relW1 "
-                     f"{min(ours):.2f}%–{max(ours):.2f}%, KS {min(ours_ks):.2f}%–{max(ours_ks):.2f}% over {k} "
-                     f"configuration{'s' if k != 1 else ''}; paper (Table 2, seven configurations): "
-                     f"{PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
+        rng_ = lambda v: f"{min(v):.2f}%" if k == 1 else f"{min(v):.2f}%–{max(v):.2f}%"  # noqa: E731
+        lines.append(f"softmax–GE mean relative distance ({st['objects'][0]}), ours: relW1 {rng_(ours)}, "
+                     f"KS {rng_(ours_ks)} over {k} configuration{'s' if k != 1 else ''}; paper (Table 2, "
+                     f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     lines.append("definitions: " + result["definitions"])
     notes = []
     if Fraction(st["beta"]) > GE_REGIME_BETA:
@@ -624,5 +648,6 @@ def format_table(result) -> str:
     lines += [f"note: {x}" for x in dict.fromkeys(notes)]
     figs = "".join(f", {f}" for f in result.get("figures", []))
     lines.append(f"results: {st['out']}/summary.csv, summary.json, per_seed.csv, table.txt{figs} "
-                 f"({result['computed']} cells computed, {result['resumed']} reused; {result['elapsed']} s)")
+                 f"({result['computed']} cell{'s' if result['computed'] != 1 else ''} computed, "
+                 f"{result['resumed']} reused; {result['elapsed']} s)")
     return "\n".join(lines)

@@ -360,3 +360,25 @@ def test_coinciding_nodes_are_merged():
     t = TabulatedLaw([0.0, 0.0, 0.5, 1.0, 1.0], [0.0, 0.0, 0.5, 1.0, 1.0], [], [1, 0.5], [(0, 1)], [], [])
     assert t.nodes.tolist() == [0.0, 0.5, 1.0]
     assert t.cdf(0.25) == pytest.approx(0.25)
+
+
+def test_ctrl_c_during_the_exact_laws_exits_cleanly(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY[0], "--seeds", "1", "--points", "6000",
+         "--no-progress", "--no-figures", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list((tmp_path / "spectra").glob("*.npz")) if (tmp_path / "spectra").exists() else True:
+        assert time.time() < deadline and proc.poll() is None, "sampling did not finish"
+        time.sleep(0.05)
+    time.sleep(0.5)                                        # the workers are tabulating the law now
+    assert proc.poll() is None, "the exact law was done before the interrupt could be sent"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)                # no hang
+    assert proc.returncode == 130, err
+    assert "interrupted; finished cells are kept" in err and "Traceback" not in err
+    assert len(list((tmp_path / "spectra").glob("*.npz"))) == 1
