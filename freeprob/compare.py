@@ -30,6 +30,7 @@ import numpy as np
 from scipy import interpolate, stats
 
 from .errors import FreeprobValueError, PrecisionError
+from .sampler import empirical_moments
 
 __all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_moment_errors",
            "spectrum_moments", "MASS_TOLERANCE"]
@@ -262,8 +263,7 @@ class TabulatedLaw:
 
 def spectrum_moments(eigenvalues, order=4):
     r"""``[mean(λ^0), …, mean(λ^order)]`` of a spectrum (float64)."""
-    lam = _spectrum(eigenvalues)
-    return np.array([np.mean(lam ** k) for k in range(order + 1)])
+    return np.concatenate([[1.0], empirical_moments(_spectrum(eigenvalues), order)])
 
 
 def relative_moment_errors(eigenvalues, reference, order=4):
