@@ -1,0 +1,333 @@
+r"""Readout predictions from spectral laws: gradient-flow loss, ridge error, degrees of freedom.
+
+A frozen-feature readout ``w`` on features ``F`` (``n`` tokens × ``d_O`` features) is
+governed by the spectrum of the Gram ``F Fᵀ`` (token side, ``n × n``) or ``Fᵀ F`` (feature
+side, ``d_O × d_O``).  The functions here take the **token-side** law ``μ`` of ``F Fᵀ`` (e.g.
+``mean_normalized(output_law(arch))`` of :mod:`freeprob.attention`, whose atom at 0 is
+included) and return the limits of docs/theory.md §4 (Hayase & Karakida 2026, §4–5):
+
+* gradient flow on ``L(w) = ½|Fw − y|²`` from ``w(0) = 0`` with ``dw/dt = −∇L`` (unit
+  learning rate, continuous time ``t``), target ``y ⟂ 1`` generic:
+  ``L(t)/L(0) = ∫ e^{−2tx} dμ(x)`` (:func:`gradient_flow_loss`), its plateau ``μ({0})``,
+  and the time to reach ``L/L(0) = ε`` (:func:`time_to_loss`);
+* ridge ``ŵ = (FᵀF + λI)^{−1}Fᵀy`` with an isotropic teacher ``y = Fw* + σε``,
+  ``w* ~ N(0, I_{d_O})``, ``ε ~ N(0, I_n)``: ``E|ŵ − w*|²/d_O = ∫ (λ² + σ²x)/(x + λ)²
+  dμ_feat(x)`` (:func:`ridge_error`) and ``df(λ) = ∫ x/(x + λ) dμ_feat`` (fraction of
+  ``d_O``, :func:`effective_dof`), with the feature-side law
+  ``μ_feat = γ_O⁻¹ μ + (1 − γ_O⁻¹) δ_0``, ``γ_O = d_O/n``.
+
+Evaluation (exact layer, mpmath at ``dps`` digits): the ridge quantities from the Cauchy
+transform at ``z = −λ`` and its derivative (implicit differentiation of the Cauchy
+equation), both certified; the gradient-flow integral as the contour integral
+``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on a circle around the support (trapezoid rule, geometric
+convergence, error estimated by doubling the number of nodes, working precision raised
+by the cancellation ``e^{2t·(R − c)}``; a list of times shares one set of nodes).
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+
+from .errors import FreeprobValueError, PrecisionError
+from .law import Law
+from .symbols import G as _G
+from .symbols import z as _z
+
+__all__ = ["gradient_flow_loss", "time_to_loss", "ridge_error", "ridge_error_terms", "effective_dof"]
+
+
+def _check_law(law, who):
+    if not isinstance(law, Law):
+        raise FreeprobValueError(f"{who}: expected a freeprob Law (the token-side law of F Fᵀ); got "
+                                 f"{type(law).__name__}")
+    if law.free_symbols:
+        raise FreeprobValueError(f"{who}: the law has free symbols {sorted(map(str, law.free_symbols))}; "
+                                 "substitute numbers first (law.subs({...}))")
+
+
+def _real(value, who, name, *, positive=False, nonnegative=False):
+    try:
+        v = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: `{name}` must be a real number; got {value!r}") from None
+    if not mpmath.isfinite(v):
+        raise FreeprobValueError(f"{who}: `{name}` must be finite; got {value!r}")
+    if positive and not v > 0:
+        raise FreeprobValueError(f"{who}: `{name}` must be > 0; got {value!r}")
+    if nonnegative and v < 0:
+        raise FreeprobValueError(f"{who}: `{name}` must be ≥ 0; got {value!r}")
+    return v
+
+
+def _dps(dps, who):
+    if dps is None:
+        return mpmath.mp.dps
+    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:
+        raise FreeprobValueError(f"{who}: `dps` must be a positive integer; got {dps!r}")
+    return dps
+
+
+def _mp(v, dps=30):
+    """An mpf from a sympy number (exact edges/atoms of rational laws) or an mpf."""
+    import sympy as sp
+    return mpmath.mpf(sp.N(v, dps)) if isinstance(v, sp.Basic) else mpmath.mpf(v)
+
+
+def _support_hull(law, who):
+    """``[a, b]`` containing the support and every atom, as mpf."""
+    pts = []
+    for a, b in law.support(dps=20):
+        pts += [_mp(a), _mp(b)]
+    pts += [_mp(loc) for loc, _ in law.atoms(dps=20)]
+    if not pts or not all(mpmath.isfinite(p) for p in pts):
+        raise FreeprobValueError(f"{who}: the law must have a bounded support")
+    return min(pts), max(pts)
+
+
+def _g_and_derivative(law, zv, dps):
+    """``G(z)`` and ``G'(z) = −P_z/P_G`` at a real ``z`` off the support (certified ``G``;
+    the partial derivatives of the exact Cauchy equation evaluated at ``dps + 10`` digits)."""
+    import sympy as sp
+    g = mpmath.re(law.cauchy(zv, dps=dps + 10))
+    P = law.cauchy_equation()
+    gi, zi = P.gens.index(_G), P.gens.index(_z)
+
+    def value(poly):
+        total = mpmath.mpf(0)
+        for mon, c in poly.terms():
+            total += mpmath.mpf(sp.N(c, dps + 15)) * g ** mon[gi] * zv ** mon[zi]
+        return total
+    with mpmath.workdps(dps + 10):
+        pg, pz = value(P.diff(_G)), value(P.diff(_z))
+        if pg == 0:
+            raise PrecisionError("ridge/effective_dof: ∂P/∂G vanishes at z = −penalty")
+        return g, -pz / pg
+
+
+# ---------------------------------------------------------------------- ridge
+
+def _feature_integrals(law, penalty, gamma_o, dps):
+    r"""``(∫ 1/(x+λ) dμ_feat, ∫ 1/(x+λ)² dμ_feat)``."""
+    lam = penalty
+    with mpmath.workdps(dps + 10):
+        g, dg = _g_and_derivative(law, -lam, dps)
+        # ∫ 1/(x+λ) dμ = −G(−λ);  ∫ 1/(x+λ)² dμ = −G'(−λ)
+        i1, i2 = -g, -dg
+        w = 1 / gamma_o
+        return w * i1 + (1 - w) / lam, w * i2 + (1 - w) / lam ** 2
+
+
+def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
+    r"""Bias and noise parts of the ridge coefficient error, ``(∫ λ²/(x+λ)² dμ_feat,
+    σ² ∫ x/(x+λ)² dμ_feat)``.
+
+    Parameters
+    ----------
+    law : Law
+        Token-side law of ``F Fᵀ`` (numeric coefficients, bounded support).
+    penalty : real ``λ > 0``
+        Ridge penalty in the normalisation of ``law`` (``ŵ = (FᵀF + λI)^{−1}Fᵀy``).
+    noise : real ``σ ≥ 0``
+        Label-noise standard deviation.
+    gamma_o : real ``> 0``
+        ``d_O/n`` (feature-side law ``γ_O⁻¹ μ + (1 − γ_O⁻¹) δ_0``).
+    dps : int, optional
+
+    Returns
+    -------
+    (mpf, mpf)
+
+    Raises
+    ------
+    FreeprobValueError
+        ``λ ≤ 0``, ``σ < 0``, ``γ_O ≤ 0``, non-numeric input, a law with free symbols.
+    PrecisionError
+        The Cauchy transform could not be certified.
+
+    Source: docs/theory.md §4; the deterministic equivalent of ridge regression (e.g.
+    Dobriban & Wager 2018) written with the Cauchy transform.
+    """
+    who = "ridge_error"
+    _check_law(law, who)
+    lam = _real(penalty, who, "penalty", positive=True)
+    sig = _real(noise, who, "noise", nonnegative=True)
+    go = _real(gamma_o, who, "gamma_o", positive=True)
+    dps = _dps(dps, who)
+    with mpmath.workdps(dps + 10):
+        i1, i2 = _feature_integrals(law, lam, go, dps)
+        bias = lam ** 2 * i2
+        var = sig ** 2 * (i1 - lam * i2)          # x/(x+λ)² = 1/(x+λ) − λ/(x+λ)²
+    with mpmath.workdps(dps):
+        return +bias, +var
+
+
+def ridge_error(law, penalty, noise, *, gamma_o, dps=None):
+    r"""Ridge coefficient error ``E|ŵ − w*|²/d_O → ∫ (λ² + σ²x)/(x+λ)² dμ_feat(x)``.
+
+    See :func:`ridge_error_terms` for the parameters, normalisation and errors; this is
+    the sum of its two terms.
+
+    Source: docs/theory.md §4.
+    """
+    b, v = ridge_error_terms(law, penalty, noise, gamma_o=gamma_o, dps=dps)
+    with mpmath.workdps(_dps(dps, "ridge_error")):
+        return +(b + v)
+
+
+def effective_dof(law, penalty, *, gamma_o=1, dps=None):
+    r"""Effective degrees of freedom per feature, ``df(λ)/d_O = ∫ x/(x+λ) dμ_feat(x)``
+    (in ``[0, 1]``; multiply by ``d_O`` for the count).
+
+    Parameters and errors as :func:`ridge_error_terms` (no ``noise``); ``gamma_o``
+    defaults to 1 (``d_O = n``).  Source: docs/theory.md §4.
+    """
+    who = "effective_dof"
+    _check_law(law, who)
+    lam = _real(penalty, who, "penalty", positive=True)
+    go = _real(gamma_o, who, "gamma_o", positive=True)
+    dps = _dps(dps, who)
+    with mpmath.workdps(dps + 10):
+        i1, _ = _feature_integrals(law, lam, go, dps)
+        val = 1 - lam * i1
+    with mpmath.workdps(dps):
+        return +val
+
+
+# ---------------------------------------------------------------------- gradient flow
+
+def _laplace_many(law, ts, dps, hull):
+    r"""``[∫ e^{−2tx} dμ for t in ts]`` by the trapezoid rule on one circle around ``hull``.
+
+    The circle and the node count are chosen for the largest ``t`` (the cancellation
+    ``e^{2t(R − c)}`` grows with ``t``); the Cauchy transform at the nodes is computed once
+    and reused for every ``t``; the node count is doubled until two successive rules agree
+    to ``dps + 2`` digits for every ``t``."""
+    a, b = hull
+    c = (a + b) / 2
+    r0 = max((b - a) / 2, mpmath.mpf(10) ** -3 * (1 + abs(c)))
+    tmax = max(ts)
+    best = None
+    for rho in (1.05, 1.1, 1.2, 1.35, 1.5, 2.0, 3.0):
+        R = r0 * rho
+        canc = max(0.0, float(2 * tmax * (R - c)) / math.log(10))   # digits lost to cancellation
+        n = int((dps + 5 + canc) / math.log10(rho)) + 8
+        if best is None or n < best[0]:
+            best = (n, R, canc)
+    n, R, canc = best
+    work = dps + int(canc) + 15
+    def node(k, n):
+        e = mpmath.expj(2 * mpmath.pi * k / n)
+        zk = c + R * e
+        return zk, law.cauchy(zk, dps=work) * R * e      # dz = iRe^{iθ}dθ; the i cancels 1/(2πi)
+
+    def sums(pts):
+        return [mpmath.re(mpmath.fsum(mpmath.exp(-2 * t * zk) * w for zk, w in pts) / len(pts)) for t in ts]
+
+    with mpmath.workdps(work):
+        pts = [node(k, n) for k in range(n)]
+        prev = sums(pts)
+        for _ in range(5):
+            n *= 2                                # the old nodes are the even nodes of the new rule
+            pts = [p for k in range(n // 2) for p in (pts[k], node(2 * k + 1, n))]
+            cur = sums(pts)
+            if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * max(1, abs(x)) for x, y in zip(cur, prev)):
+                return cur
+            prev = cur
+    raise PrecisionError(f"gradient_flow_loss: contour quadrature did not converge to {dps} digits "
+                         f"(t up to {mpmath.nstr(tmax, 6)})")
+
+
+def gradient_flow_loss(law, t, *, dps=None):
+    r"""Relative training loss ``L(t)/L(0) = ∫ e^{−2tx} dμ(x)`` of gradient flow.
+
+    Parameters
+    ----------
+    law : Law
+        Token-side law of ``F Fᵀ`` (atoms included), numeric coefficients, bounded support.
+    t : real ``≥ 0`` or a sequence of them
+        Continuous time of ``dw/dt = −∇L``, ``L(w) = ½|Fw − y|²`` (unit learning rate, in
+        the normalisation of ``law``: dividing ``F Fᵀ`` by ``c`` multiplies times by ``c``).
+    dps : int, optional
+
+    Returns
+    -------
+    mpf, or list of mpf for a sequence ``t``.  ``L(0)/L(0) = 1``; ``L(∞)/L(0) = μ({0})``.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``t < 0`` or not real, bad law.
+    PrecisionError
+        The contour quadrature did not converge.
+
+    Source: docs/theory.md §4; the contour representation ``∫ f dμ = (2πi)⁻¹ ∮ f G dz``
+    (Mingo & Speicher §3.1, Stieltjes inversion).
+    """
+    who = "gradient_flow_loss"
+    _check_law(law, who)
+    dps = _dps(dps, who)
+    many = isinstance(t, list | tuple)
+    ts = [_real(v, who, "t", nonnegative=True) for v in (t if many else [t])]
+    hull = _support_hull(law, who)
+    pos = [tv for tv in ts if tv > 0]
+    vals = iter(_laplace_many(law, pos, dps, hull) if pos else [])
+    out = []
+    for tv in ts:
+        v = next(vals) if tv > 0 else mpmath.mpf(1)
+        with mpmath.workdps(dps):
+            out.append(+v)
+    return out if many else out[0]
+
+
+def time_to_loss(law, eps, *, dps=None):
+    r"""The time ``t`` at which ``L(t)/L(0) = ε`` under gradient flow
+    (:func:`gradient_flow_loss`, same time normalisation).
+
+    Parameters
+    ----------
+    law : Law
+    eps : real in ``(0, 1)``
+    dps : int, optional
+
+    Returns
+    -------
+    mpf
+
+    Raises
+    ------
+    FreeprobValueError
+        ``ε`` outside ``(0, 1)``; ``ε ≤ μ({0})``, the plateau the loss never goes below
+        (the message gives it).
+    PrecisionError
+        Evaluation failed.
+
+    Source: docs/theory.md §4.
+    """
+    who = "time_to_loss"
+    _check_law(law, who)
+    dps = _dps(dps, who)
+    e = _real(eps, who, "eps")
+    if not 0 < e < 1:
+        raise FreeprobValueError(f"{who}: `eps` must lie in (0, 1); got {eps!r}")
+    plateau = sum((_mp(m, dps + 5) for loc, m in law.atoms(dps=dps + 5) if _mp(loc) == 0), mpmath.mpf(0))
+    if e <= plateau:
+        raise FreeprobValueError(f"{who}: the loss never goes below the plateau μ({{0}}) = "
+                                 f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")
+    f = lambda tt: gradient_flow_loss(law, tt, dps=dps + 5) - e  # noqa: E731
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    while f(hi) > 0:
+        lo, hi = hi, 2 * hi
+        if hi > 1e6:
+            raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
+    with mpmath.workdps(dps + 5):
+        for _ in range(200):                     # bisection: L is strictly decreasing in t
+            mid = (lo + hi) / 2
+            if f(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= mpmath.mpf(10) ** (-dps - 2) * hi:
+                break
+    with mpmath.workdps(dps):
+        return +((lo + hi) / 2)
