@@ -25,7 +25,10 @@ def histogram_panel(ax, softmax, ge, law, title=""):
     r"""Draw one histogram-vs-density panel on ``ax``.
 
     ``softmax``, ``ge``: 1-d arrays of eigenvalues (pooled); ``law``: a
-    :class:`~freeprob.compare.TabulatedLaw` or ``None``.
+    :class:`~freeprob.compare.TabulatedLaw` or ``None``.  The histogram is a density of the
+    continuous part (eigenvalues at an atom of the law left out, heights scaled to the
+    continuous mass).  Raises nothing of its own (matplotlib errors propagate).
+    Source: docs/theory.md §5 (what the paper's figures compare).
     """
     sm, g = np.sort(softmax), np.sort(ge)
     keep = np.ones(sm.size, bool)
@@ -60,7 +63,9 @@ def histogram_panel(ax, softmax, ge, law, title=""):
 
 
 def qq_panel(ax, softmax, ge, law, title=""):
-    r"""Draw one QQ panel: sorted eigenvalues against ``law.quantile((i − ½)/n)``."""
+    r"""Draw one QQ panel: sorted eigenvalues (1-d arrays ``softmax``, ``ge``) against
+    ``law.quantile((i − ½)/n)`` of a :class:`~freeprob.compare.TabulatedLaw`, with the
+    diagonal.  Source: docs/theory.md §5."""
     for lam, color, name in ((softmax, "C0", "softmax"), (ge, "C1", "GE")):
         lam = np.sort(lam)
         p = (np.arange(lam.size) + 0.5) / lam.size

@@ -30,7 +30,7 @@ import math
 import mpmath
 
 from .errors import FreeprobValueError, PrecisionError
-from .law import Law
+from .law import Law, check_dps
 from .symbols import G as _G
 from .symbols import z as _z
 
@@ -61,11 +61,8 @@ def _real(value, who, name, *, positive=False, nonnegative=False):
 
 
 def _dps(dps, who):
-    if dps is None:
-        return mpmath.mp.dps
-    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:
-        raise FreeprobValueError(f"{who}: `dps` must be a positive integer; got {dps!r}")
-    return dps
+    """``dps`` checked by :func:`freeprob.law.check_dps`; ``None`` means ``mpmath.mp.dps``."""
+    return mpmath.mp.dps if dps is None else check_dps(dps, who)
 
 
 def _mp(v, dps=30):
