@@ -30,9 +30,10 @@ class _Quadrature:
         series in ``s^{1/q}`` with ``q <= deg_G P`` (Puiseux), analytic in ``u`` once ``q | k``."""
         return {1: 1, 2: 2, 3: 6}.get(self._d, 12)
 
-    def _integrate(self, a, b, prec, tol, power=0):
+    def _integrate(self, a, b, prec, tol, power=0, weight=None):
         """``(∫_a^b x^power density(x) dx, error bound)`` for ``a < b`` (exact endpoints)
-        inside one support interval, to absolute error about ``tol``.
+        inside one support interval, to absolute error about ``tol``; with ``weight`` (a
+        function of an mpf ``x`` bounded by 1 in modulus on ``[a, b]``) ``∫ weight·density``.
 
         Split at the midpoint; each half is integrated from its end in the distance ``s``.
         From a special end (an edge) the variable is ``u = s^{1/k}`` (tanh-sinh; the density
@@ -52,13 +53,15 @@ class _Quadrature:
                 if edge.special:
                     k = self._substitution()
                     eps, bound = edge.tail(length, prec, tol / (8 * max(1, abs(bw) + length) ** power))
+                    wf = weight or (lambda x: x ** power)
                     f = (lambda u, e=edge, k=k, bw=bw, sg=sign:
-                         k * u ** (k - 1) * e.density(u ** k, prec) * (bw + sg * u ** k) ** power)
+                         k * u ** (k - 1) * e.density(u ** k, prec) * wf(bw + sg * u ** k))
                     v, e = mpmath.quad(f, [mpmath.root(eps, k), mpmath.root(length, k)], error=True)
-                    err += bound * max(abs(bw), abs(bw) + 2 * eps) ** power
+                    err += bound * (1 if weight else max(abs(bw), abs(bw) + 2 * eps) ** power)
                 else:
+                    wf = weight or (lambda x: x ** power)
                     v, e = mpmath.quad(lambda t, e=edge, bw=bw, sg=sign:
-                                       e.density(t, prec) * (bw + sg * t) ** power,
+                                       e.density(t, prec) * wf(bw + sg * t),
                                        self._graded(bw, length), error=True,
                                        method="gauss-legendre")
                 total += v

@@ -66,7 +66,7 @@ from .errors import FreeprobValueError
 from .families import CompoundFreePoisson, Dirac, MarchenkoPastur
 from .law import Law
 from .operations import dilate, pushforward, shift
-from .symbols import x
+from .symbols import ExpConstant, x
 
 __all__ = [
     "ge_coefficients", "Architecture", "SCHEMES", "theta1", "theta2",
@@ -120,7 +120,10 @@ def ge_coefficients(beta, *, dps=None):
         raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
     if b.is_negative:
         raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
-    t1, t2 = sp.exp(b**2) - 1, b**2
+    b2 = b**2
+    # a rational β² ≠ 1 as one generator (see ExpConstant); β = 1 keeps sympy's E
+    t1 = (ExpConstant(b2) if b2.is_Rational else sp.exp(b2)) - 1
+    t2 = b2
     if dps is None:
         return t1, t2
     if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:

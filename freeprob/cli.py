@@ -9,7 +9,9 @@ Examples
 --------
 ``freeprob verify --quick``, ``freeprob verify`` (seven configurations, β = 1, ten
 initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n 512``,
-``freeprob table --law arcsine --order 10``, ``freeprob table --dps 30``.
+``freeprob table --law arcsine --order 10``, ``freeprob table --dps 30``,
+``freeprob readout head-count --quick`` (the paper's readout comparisons, §5 and appendix D;
+``freeprob readout list`` names them).
 """
 from __future__ import annotations
 
@@ -178,6 +180,70 @@ def verify_command(args, out=None) -> int:
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
+def _add_readout(sub):
+    from .comparisons import COMPARISONS
+
+    p = sub.add_parser(
+        "readout",
+        help="the paper's readout comparisons (§5, appendix D): exact predictions vs softmax training",
+        description="Run one of the paper's readout comparisons (or all): the prediction from the exact "
+                    "laws next to finite-n softmax features (mean ± 95%% interval over initialisations) and "
+                    "the paper's figure. Prints the table and writes NAME.txt, NAME.json and NAME.png to "
+                    "--out; a finished comparison with the same settings is not recomputed (--force does).",
+        epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
+               + ". example: freeprob readout head-count --quick",
+    )
+    p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
+                   help="comparison to run, 'all', or 'list' to name them")
+    p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
+    p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None, help="tokens (default: per comparison)")
+    p.add_argument("--seeds", type=_int_at_least(2, "≥ 2"), default=None,
+                   help="initialisations (default: per comparison)")
+    p.add_argument("--out", default="freeprob-readout", help="output directory (default ./freeprob-readout)")
+    p.add_argument("--no-figure", action="store_true", help="skip the figure")
+    p.add_argument("--force", action="store_true", help="recompute even if a finished result is stored")
+
+
+def readout_command(args, out=None) -> int:
+    """Run ``freeprob readout``: each comparison's table to ``out`` (stdout) and its files to
+    ``--out`` as soon as it finishes; stored results with the same settings are reused."""
+    import json
+    from pathlib import Path
+
+    from .comparisons import COMPARISONS, run_comparison
+
+    out = out if out is not None else sys.stdout
+    if args.name == "list":
+        for k, (_, d) in COMPARISONS.items():
+            print(f"{k:18s} {d}", file=out)
+        return 0
+    if not args.out.strip():
+        raise FreeprobValueError("--out must name a directory; got an empty string")
+    outdir = Path(args.out)
+    settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
+    names = list(COMPARISONS) if args.name == "all" else [args.name]
+    for name in names:
+        stored = outdir / f"{name}.json"
+        if stored.exists() and not args.force:
+            try:
+                rec = json.loads(stored.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                rec = {}
+            if rec.get("data", {}).get("settings") == settings and (outdir / f"{name}.txt").exists():
+                print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
+                print(f"(stored result {stored}; --force recomputes)\n", file=out)
+                continue
+        comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds,
+                              progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        comp.data["settings"] = settings
+        if args.no_figure:
+            comp.plot = None
+        paths = comp.write(outdir)
+        print(comp.table(), file=out)
+        print("wrote " + ", ".join(str(p) for p in paths) + "\n", file=out, flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="freeprob",
@@ -186,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
     _add_verify(sub)
+    _add_readout(sub)
     p = sub.add_parser(
         "table",
         help="print moments and free/boolean/classical cumulants of a law",
@@ -210,6 +277,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "verify":
             return verify_command(args)
+        if args.command == "readout":
+            return readout_command(args)
         else:
             table(args.law, args.order, args.dps)
     except KeyboardInterrupt:

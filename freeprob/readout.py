@@ -47,8 +47,19 @@ def _check_law(law, who):
 
 
 def _real(value, who, name, *, positive=False, nonnegative=False):
+    import fractions
+    import sympy as sp
     try:
-        v = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+        if isinstance(value, bool):
+            raise TypeError
+        if isinstance(value, fractions.Fraction):
+            v = mpmath.mpf(value.numerator) / value.denominator
+        elif isinstance(value, sp.Basic):
+            if not (value.is_number and value.is_real):
+                raise TypeError
+            v = mpmath.mpf(sp.N(value, mpmath.mp.dps + 10))
+        else:
+            v = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
     except (TypeError, ValueError):
         raise FreeprobValueError(f"{who}: `{name}` must be a real number; got {value!r}") from None
     if not mpmath.isfinite(v):
@@ -193,49 +204,82 @@ def effective_dof(law, penalty, *, gamma_o=1, dps=None):
 
 # ---------------------------------------------------------------------- gradient flow
 
+class _ContourRule:
+    r"""Trapezoid nodes ``(z_k, w_k)`` on one ellipse around ``hull`` such that
+    ``∫ f dμ ≈ Re Σ_k f(z_k) w_k / N`` for ``f(x) = e^{−2tx}`` (and ``x e^{−2tx}``) with
+    ``0 ≤ t ≤ tmax``.
+
+    The ellipse is the Joukowski image ``z = c + r(w + 1/w)/2`` of ``|w| = ρ``, ``[c − r,
+    c + r]`` the support hull: the trapezoid rule in ``θ = arg w`` converges like ``ρ^{−N}``
+    while the contour overshoots the hull on the left only by ``r(ρ + 1/ρ − 2)/2`` (a circle
+    of the same ``ρ`` by ``r(ρ − 1)``), which keeps the cancellation ``e^{2t·overshoot}``
+    small for large ``t``.  ``ρ`` is chosen for ``tmax``; the node count is doubled until
+    two successive rules agree to ``dps + 2`` digits at ``tmax`` and at ``tmax/2, …,
+    tmax/64``.  The Cauchy transform is computed once per node, so any number of times
+    ``t ≤ tmax`` costs one exponential per node (what :func:`time_to_loss` iterates on)."""
+
+    def __init__(self, law, tmax, dps, hull):
+        a, b = hull
+        c = (a + b) / 2
+        r = max((b - a) / 2, mpmath.mpf(10) ** -3 * (1 + abs(c)))
+        best = None
+        for rho in (1.2, 1.35, 1.5, 2.0, 3.0, 4.0, 6.0):
+            left = c - r * (rho + 1 / rho) / 2                       # leftmost point of the ellipse
+            canc = max(0.0, float(-2 * tmax * left) / math.log(10))  # digits lost to e^{−2t·left}
+            n = int((dps + 5 + canc) / math.log10(rho)) + 8
+            if best is None or n < best[0]:
+                best = (n, rho, canc)
+        n, rho, canc = best
+        self.work, self.dps, self.tmax = dps + int(canc) + 15, dps, tmax
+        checks = [tmax / 2 ** k for k in range(7)] if tmax > 0 else [mpmath.mpf(0)]
+
+        def node(k, n):
+            w = rho * mpmath.expj(2 * mpmath.pi * k / n)
+            zk = c + r * (w + 1 / w) / 2
+            # dz = r(1 − w⁻²)/2 dw, dw = i w dθ; the i cancels the 1/(2πi)
+            return zk, law.cauchy(zk, dps=self.work) * r * (w - 1 / w) / 2
+
+        with mpmath.workdps(self.work):
+            self.pts = [node(k, n) for k in range(n)]
+            prev = self.laplace(checks)
+            for _ in range(5):
+                n *= 2                            # the old nodes are the even nodes of the new rule
+                self.pts = [p for k in range(n // 2) for p in (self.pts[k], node(2 * k + 1, n))]
+                cur = self.laplace(checks)
+                if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * max(1, abs(x))
+                       for x, y in zip(cur, prev)):
+                    return
+                prev = cur
+        raise PrecisionError(f"gradient_flow_loss: contour quadrature did not converge to {dps} digits "
+                             f"(t up to {mpmath.nstr(tmax, 6)})")
+
+    def laplace(self, ts, moment=0):
+        """``[∫ x^moment e^{−2tx} dμ for t in ts]`` (``moment`` 0 or 1), ``t ≤ tmax``."""
+        with mpmath.workdps(self.work):
+            n = len(self.pts)
+            return [mpmath.re(mpmath.fsum(mpmath.exp(-2 * t * zk) * zk ** moment * w
+                                          for zk, w in self.pts) / n) for t in ts]
+
+
 def _laplace_many(law, ts, dps, hull):
-    r"""``[∫ e^{−2tx} dμ for t in ts]`` by the trapezoid rule on one circle around ``hull``.
-
-    The circle and the node count are chosen for the largest ``t`` (the cancellation
-    ``e^{2t(R − c)}`` grows with ``t``); the Cauchy transform at the nodes is computed once
-    and reused for every ``t``; the node count is doubled until two successive rules agree
-    to ``dps + 2`` digits for every ``t``."""
-    a, b = hull
-    c = (a + b) / 2
-    r0 = max((b - a) / 2, mpmath.mpf(10) ** -3 * (1 + abs(c)))
-    tmax = max(ts)
-    best = None
-    for rho in (1.05, 1.1, 1.2, 1.35, 1.5, 2.0, 3.0):
-        R = r0 * rho
-        canc = max(0.0, float(2 * tmax * (R - c)) / math.log(10))   # digits lost to cancellation
-        n = int((dps + 5 + canc) / math.log10(rho)) + 8
-        if best is None or n < best[0]:
-            best = (n, R, canc)
-    n, R, canc = best
-    work = dps + int(canc) + 15
-    def node(k, n):
-        e = mpmath.expj(2 * mpmath.pi * k / n)
-        zk = c + R * e
-        return zk, law.cauchy(zk, dps=work) * R * e      # dz = iRe^{iθ}dθ; the i cancels 1/(2πi)
-
-    def sums(pts):
-        return [mpmath.re(mpmath.fsum(mpmath.exp(-2 * t * zk) * w for zk, w in pts) / len(pts)) for t in ts]
-
-    with mpmath.workdps(work):
-        pts = [node(k, n) for k in range(n)]
-        prev = sums(pts)
-        for _ in range(5):
-            n *= 2                                # the old nodes are the even nodes of the new rule
-            pts = [p for k in range(n // 2) for p in (pts[k], node(2 * k + 1, n))]
-            cur = sums(pts)
-            if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * max(1, abs(x)) for x, y in zip(cur, prev)):
-                return cur
-            prev = cur
-    raise PrecisionError(f"gradient_flow_loss: contour quadrature did not converge to {dps} digits "
-                         f"(t up to {mpmath.nstr(tmax, 6)})")
+    r"""``[∫ e^{−2tx} dμ for t in ts]`` on one :class:`_ContourRule` for ``max(ts)``."""
+    return _ContourRule(law, max(ts), dps, hull).laplace(ts)
 
 
-def gradient_flow_loss(law, t, *, dps=None):
+def _laplace(law, ts, dps, method, who):
+    """``[∫ e^{−2tx} dμ for t in ts]`` (``ts`` positive mpf) by ``method``."""
+    if method == "density":
+        try:
+            return law._evaluator(who).laplace(ts, dps=dps)
+        except PrecisionError:
+            pass                                  # the contour route is independent
+    return _laplace_many(law, ts, dps, _support_hull(law, who))
+
+
+_METHODS = ("density", "contour")
+
+
+def gradient_flow_loss(law, t, *, dps=None, method="density"):
     r"""Relative training loss ``L(t)/L(0) = ∫ e^{−2tx} dμ(x)`` of gradient flow.
 
     Parameters
@@ -246,6 +290,12 @@ def gradient_flow_loss(law, t, *, dps=None):
         Continuous time of ``dw/dt = −∇L``, ``L(w) = ½|Fw − y|²`` (unit learning rate, in
         the normalisation of ``law``: dividing ``F Fᵀ`` by ``c`` multiplies times by ``c``).
     dps : int, optional
+    method : {"density", "contour"}
+        ``"density"`` (default): the atoms exactly plus the certified density integrated
+        against ``e^{−2tx}`` (edge-adapted tanh-sinh, cut at ``~1/t`` scales; cost grows like
+        ``log t``).  ``"contour"``: ``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on an ellipse around the
+        support (trapezoid; ``~t·width`` nodes, fine for small ``t``), an independent route.
+        The density route falls back to the contour if its error estimate fails.
 
     Returns
     -------
@@ -254,21 +304,23 @@ def gradient_flow_loss(law, t, *, dps=None):
     Raises
     ------
     FreeprobValueError
-        ``t < 0`` or not real, bad law.
+        ``t < 0`` or not real, bad law, unknown method.
     PrecisionError
-        The contour quadrature did not converge.
+        The quadrature did not converge.
 
     Source: docs/theory.md §4; the contour representation ``∫ f dμ = (2πi)⁻¹ ∮ f G dz``
-    (Mingo & Speicher §3.1, Stieltjes inversion).
+    and the density from Stieltjes inversion (Mingo & Speicher §3.1).
     """
     who = "gradient_flow_loss"
     _check_law(law, who)
     dps = _dps(dps, who)
+    if method not in _METHODS:
+        raise FreeprobValueError(f"{who}: `method` must be one of {_METHODS}; got {method!r}")
     many = isinstance(t, list | tuple)
     ts = [_real(v, who, "t", nonnegative=True) for v in (t if many else [t])]
-    hull = _support_hull(law, who)
+    _support_hull(law, who)
     pos = [tv for tv in ts if tv > 0]
-    vals = iter(_laplace_many(law, pos, dps, hull) if pos else [])
+    vals = iter(_laplace(law, pos, dps, method, who) if pos else [])
     out = []
     for tv in ts:
         v = next(vals) if tv > 0 else mpmath.mpf(1)
@@ -297,7 +349,11 @@ def time_to_loss(law, eps, *, dps=None):
         ``ε`` outside ``(0, 1)``; ``ε ≤ μ({0})``, the plateau the loss never goes below
         (the message gives it).
     PrecisionError
-        Evaluation failed.
+        Evaluation failed, or ``L(t)/L(0)`` is still above ``ε`` at ``t = 10⁶``.
+
+    Method: quadrupling ``t`` until ``L(t) < ε``, then the Illinois (bracketing regula falsi)
+    root finder on ``L(t) − ε`` with :func:`gradient_flow_loss` (density route) at
+    ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is unique.
 
     Source: docs/theory.md §4.
     """
@@ -311,20 +367,36 @@ def time_to_loss(law, eps, *, dps=None):
     if e <= plateau:
         raise FreeprobValueError(f"{who}: the loss never goes below the plateau μ({{0}}) = "
                                  f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")
-    f = lambda tt: gradient_flow_loss(law, tt, dps=dps + 5) - e  # noqa: E731
+    work = dps + 5
+    f = lambda tt: _laplace(law, [tt], work, "density", who)[0] - e  # noqa: E731
     lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    while f(hi) > 0:
-        lo, hi = hi, 2 * hi
-        if hi > 1e6:
-            raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
-    with mpmath.workdps(dps + 5):
-        for _ in range(200):                     # bisection: L is strictly decreasing in t
-            mid = (lo + hi) / 2
-            if f(mid) > 0:
-                lo = mid
+    with mpmath.workdps(work):
+        fhi = f(hi)
+        while fhi > 0:
+            lo, hi = hi, 4 * hi
+            if hi > 10 ** 6:
+                raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
+            fhi = f(hi)
+        flo = 1 - e                               # L(0) = 1
+        side = 0
+        for _ in range(200):                      # Illinois: regula falsi, halving a stale end
+            t = (lo * fhi - hi * flo) / (fhi - flo)
+            if not lo < t < hi:
+                t = (lo + hi) / 2
+            ft = f(t)
+            if ft > 0:
+                lo, flo = t, ft
+                if side == 1:
+                    fhi /= 2
+                side = 1
             else:
-                hi = mid
-            if hi - lo <= mpmath.mpf(10) ** (-dps - 2) * hi:
+                hi, fhi = t, ft
+                if side == -1:
+                    flo /= 2
+                side = -1
+            if hi - lo <= mpmath.mpf(10) ** (-dps - 2) * hi or ft == 0:
                 break
+        else:
+            raise PrecisionError(f"{who}: the root finder did not converge")
     with mpmath.workdps(dps):
-        return +((lo + hi) / 2)
+        return +t

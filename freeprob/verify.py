@@ -32,11 +32,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from .compare import TabulatedLaw, law_distances, relative_moment_errors, two_sample_distances
 from .configs import DEFAULT_CONFIGS, Cell, model_config, parse_scheme
 from .errors import FreeprobValueError
+from .readout_sampled import mean_interval
 from .sampler import OBJECTS, draw_weights, spectra
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table", "PAPER_RANGE",
@@ -467,14 +467,11 @@ def _settings_dict(settings):
 
 
 def _mean_ci(values):
-    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
-    if v.size == 0:
+    v = [x for x in values if x is not None and math.isfinite(x)]
+    if not v:
         return None
-    m = float(v.mean())
-    if v.size < 2:
-        return dict(mean=m, lo=None, hi=None, n=1)
-    half = float(stats.t.ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size))
-    return dict(mean=m, lo=m - half, hi=m + half, n=int(v.size))
+    r = mean_interval(v)
+    return dict(mean=r.mean, lo=r.lo, hi=r.hi, n=r.n)
 
 
 def summarize(cells, settings, theory):

@@ -87,6 +87,7 @@ def test_attention_law_plateau():
     (lambda: time_to_loss(HALF, 0.3), "plateau"),
     (lambda: gradient_flow_loss(HALF, -1), "≥ 0"),
     (lambda: gradient_flow_loss(HALF, float("nan")), "finite"),
+    (lambda: gradient_flow_loss(HALF, 1, method="euler"), "method"),
     (lambda: ridge_error(HALF, 0, 1, gamma_o=1), "> 0"),
     (lambda: ridge_error(HALF, -0.1, 1, gamma_o=1), "> 0"),
     (lambda: ridge_error(HALF, 0.1, -1, gamma_o=1), "≥ 0"),
@@ -107,6 +108,56 @@ def test_attention_output_law_loss_matches_the_theory_note():
                                                                    beta=1)))
     got = gradient_flow_loss(law, [0.3, 3], dps=10)
     assert [round(float(v), 4) for v in got] == [0.7822, 0.6220]
+
+
+def test_density_and_contour_routes_agree():
+    # two independent routes to ∫e^{−2tx}dμ: the density integrated on the axis (default) and
+    # the contour integral of G around the support; MP(1/2) also against its closed form
+    ts = [0.5, 3, 30]
+    d = gradient_flow_loss(HALF, ts, dps=12)
+    c = gradient_flow_loss(HALF, ts, dps=12, method="contour")
+    for t, x, y in zip(ts, d, c):
+        assert float(x) == pytest.approx(float(y), rel=1e-11)
+        assert float(x) == pytest.approx(float(mp_integral(lambda v: mpmath.exp(-2 * t * v))), rel=1e-11)
+
+
+def test_large_times_density_route():
+    # MP(1) has a hard edge at 0 (density √(x(4−x))/(2πx)) and Laplace transform
+    # E e^{−sX} = e^{−2s}(I_0(2s) + I_1(2s)); at t = 2000 (s = 4000) the loss ~ t^{−1/2}
+    one = FreePoisson(1)
+    for t in (20, 2000):
+        s_ = 2 * mpmath.mpf(t)
+        with mpmath.workdps(30):
+            want = mpmath.exp(-2 * s_) * (mpmath.besseli(0, 2 * s_) + mpmath.besseli(1, 2 * s_))
+        assert float(gradient_flow_loss(one, t, dps=15)) == pytest.approx(float(want), rel=1e-13)
+
+
+def test_time_to_loss_of_an_attention_law_with_a_hard_edge():
+    # γ_V = γ_O = 1: hard edge at 0, no atom, slow decay; the time found gives L = 0.1 by
+    # the independent contour route
+    from freeprob.attention import mean_normalized
+    law = mean_normalized(output_law(Architecture.from_dimensions(n=512, heads=8, d_k=64, d_v=64, d_o=512,
+                                                                   beta=1)))
+    t = time_to_loss(law, 0.1, dps=8)
+    assert 200 < t < 400
+    assert float(gradient_flow_loss(law, t, dps=10, method="contour")) == pytest.approx(0.1, abs=1e-8)
+
+
+def test_laws_at_a_temperature_with_non_square_exponent():
+    # β = 0.7: θ1 = e^{0.49} − 1 (ExpConstant keeps one generator; sympy's exp(49/100)
+    # broke the numerics).  At a large penalty the Cauchy transform and the ridge error equal
+    # their moment series: G(−λ) = Σ m_k/(−λ)^{k+1}
+    from freeprob.attention import mean_normalized
+    law = mean_normalized(output_law(Architecture.from_dimensions(n=256, heads=4, d_k=16, d_v=16, d_o=512,
+                                                                   beta="0.7")))
+    lam = 200                                       # support ⊂ [0, 12]: terms fall like 0.06^k
+    m = [float(v) for v in law.moments(20, dps=20)]
+    g_series = sum(m[k] / (-lam) ** (k + 1) for k in range(21))
+    assert float(law.cauchy(-lam, dps=15).real) == pytest.approx(g_series, rel=1e-12)
+    assert "exp(49/100)" in str(law.cauchy_equation().domain)
+    # ridge error at σ = 0, γ_O = 1: λ² ∫ dμ/(x+λ)² = λ² G'(−λ) = λ² Σ (k+1) m_k/λ^{k+2}·(−1)^k
+    want = sum((k + 1) * m[k] * (-1) ** k / lam ** k for k in range(21))
+    assert float(ridge_error(law, lam, 0, gamma_o=1, dps=12)) == pytest.approx(want, rel=1e-12)
 
 
 # -- finite-n side ------------------------------------------------------------------------
@@ -175,3 +226,26 @@ def test_predictions_match_softmax_features_at_small_n():
 def test_measured_bad_input(call, match):
     with pytest.raises(FreeprobValueError, match=match):
         call()
+
+
+def test_mean_interval_matches_the_t_interval():
+    from freeprob.readout_sampled import mean_interval
+    r = mean_interval([1, 2, 3, 4])
+    # s = √(5/3), t_{0.975, 3} = 3.182446305: half = t·s/√4
+    assert r.mean == 2.5 and r.n == 4
+    assert r.half == pytest.approx(3.182446305284263 * (5 / 3) ** 0.5 / 2, rel=1e-12)
+    assert (r.lo, r.hi) == pytest.approx((2.5 - r.half, 2.5 + r.half))
+    assert format(r, ".2f") == "2.50 ± 2.05" and r.contains(4.5) and not r.contains(4.6)
+    assert mean_interval([1, 2, 3, 4], level=0.5).half < r.half
+    one = mean_interval([0.3])
+    assert one.half is None and format(one, ".1f") == "0.3" and not one.contains(0.3)
+
+
+@pytest.mark.parametrize("values, level, match", [
+    ([], 0.95, "at least one"), ([1, float("nan")], 0.95, "finite"), ([1, 2], 1.0, r"\(0, 1\)"),
+    (["a"], 0.95, "real numbers"),
+])
+def test_mean_interval_bad_input(values, level, match):
+    from freeprob.readout_sampled import mean_interval
+    with pytest.raises(FreeprobValueError, match=match):
+        mean_interval(values, level)
