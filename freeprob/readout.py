@@ -18,10 +18,13 @@ included) and return the limits of docs/theory.md §4 (Hayase & Karakida 2026, �
 
 Evaluation (exact layer, mpmath at ``dps`` digits): the ridge quantities from the Cauchy
 transform at ``z = −λ`` and its derivative (implicit differentiation of the Cauchy
-equation), both certified; the gradient-flow integral as the contour integral
-``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on a circle around the support (trapezoid rule, geometric
-convergence, error estimated by doubling the number of nodes, working precision raised
-by the cancellation ``e^{2t·(R − c)}``; a list of times shares one set of nodes).
+equation), both certified, with the working precision raised by ``log10(1/λ)`` digits for
+the cancellation at small ``λ``; the gradient-flow integral from the atoms and the
+certified density integrated against ``e^{−2tx}`` (edge-adapted quadrature cut on ``1/t``
+scales), or as the contour integral ``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on an ellipse around the
+support (``method="contour"``, an independent route).  All functions need a law supported
+on ``[0, ∞)`` (a Gram law); ``γ_O < 1`` needs a zero mass ``μ({0}) ≥ 1 − γ_O`` (the token
+Gram of ``d_O < n`` features has rank ``≤ d_O``).
 """
 from __future__ import annotations
 
@@ -93,6 +96,35 @@ def _support_hull(law, who):
     return min(pts), max(pts)
 
 
+def _check_gram_law(law, who):
+    """The support hull, refusing a law with mass on ``(−∞, 0)`` (not a Gram law)."""
+    a, b = _support_hull(law, who)
+    if a < -mpmath.mpf(10) ** -12 * (1 + abs(b)):
+        raise FreeprobValueError(f"{who}: the law must be supported on [0, ∞) (the spectral law of a Gram "
+                                 f"matrix F Fᵀ); its support starts at {mpmath.nstr(a, 8)}")
+    return a, b
+
+
+def _zero_mass(law, dps):
+    return sum((_mp(m, dps) for loc, m in law.atoms(dps=dps) if _mp(loc) == 0), mpmath.mpf(0))
+
+
+def _check_gamma_o(law, go, who):
+    """``γ_O < 1`` needs ``μ({0}) ≥ 1 − γ_O`` (else ``μ_feat`` has a negative weight at 0)."""
+    if go < 1:
+        m0 = _zero_mass(law, 20)
+        if m0 < 1 - go - mpmath.mpf(10) ** -12:
+            raise FreeprobValueError(
+                f"{who}: gamma_o = {mpmath.nstr(go, 8)} < 1 needs a zero mass μ({{0}}) ≥ 1 − gamma_o = "
+                f"{mpmath.nstr(1 - go, 8)} (the n × n Gram of d_O = gamma_o·n features has rank ≤ d_O); "
+                f"this law has μ({{0}}) = {mpmath.nstr(m0, 8)}")
+
+
+def _extra_digits(lam):
+    """Digits lost to the cancellation of the ``1/λ`` terms at small ``λ``."""
+    return max(0, int(math.ceil(-float(mpmath.log10(lam))))) + 2 if lam < 1 else 0
+
+
 def _g_and_derivative(law, zv, dps):
     """``G(z)`` and ``G'(z) = −P_z/P_G`` at a real ``z`` off the support (certified ``G``;
     the partial derivatives of the exact Cauchy equation evaluated at ``dps + 10`` digits)."""
@@ -149,7 +181,8 @@ def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
     Raises
     ------
     FreeprobValueError
-        ``λ ≤ 0``, ``σ < 0``, ``γ_O ≤ 0``, non-numeric input, a law with free symbols.
+        ``λ ≤ 0``, ``σ < 0``, ``γ_O ≤ 0``, ``γ_O < 1`` with ``μ({0}) < 1 − γ_O``,
+        non-numeric input, a law with free symbols or with mass below 0.
     PrecisionError
         The Cauchy transform could not be certified.
 
@@ -162,8 +195,11 @@ def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
     sig = _real(noise, who, "noise", nonnegative=True)
     go = _real(gamma_o, who, "gamma_o", positive=True)
     dps = _dps(dps, who)
-    with mpmath.workdps(dps + 10):
-        i1, i2 = _feature_integrals(law, lam, go, dps)
+    _check_gram_law(law, who)
+    _check_gamma_o(law, go, who)
+    work = dps + _extra_digits(lam)
+    with mpmath.workdps(work + 10):
+        i1, i2 = _feature_integrals(law, lam, go, work)
         bias = lam ** 2 * i2
         var = sig ** 2 * (i1 - lam * i2)          # x/(x+λ)² = 1/(x+λ) − λ/(x+λ)²
     with mpmath.workdps(dps):
@@ -195,8 +231,11 @@ def effective_dof(law, penalty, *, gamma_o=1, dps=None):
     lam = _real(penalty, who, "penalty", positive=True)
     go = _real(gamma_o, who, "gamma_o", positive=True)
     dps = _dps(dps, who)
-    with mpmath.workdps(dps + 10):
-        i1, _ = _feature_integrals(law, lam, go, dps)
+    _check_gram_law(law, who)
+    _check_gamma_o(law, go, who)
+    work = dps + _extra_digits(lam)
+    with mpmath.workdps(work + 10):
+        i1, _ = _feature_integrals(law, lam, go, work)
         val = 1 - lam * i1
     with mpmath.workdps(dps):
         return +val
@@ -286,7 +325,7 @@ def gradient_flow_loss(law, t, *, dps=None, method="density"):
     ----------
     law : Law
         Token-side law of ``F Fᵀ`` (atoms included), numeric coefficients, bounded support.
-    t : real ``≥ 0`` or a sequence of them
+    t : real ``≥ 0`` or a 1-d sequence (list, tuple, numpy array) of them
         Continuous time of ``dw/dt = −∇L``, ``L(w) = ½|Fw − y|²`` (unit learning rate, in
         the normalisation of ``law``: dividing ``F Fᵀ`` by ``c`` multiplies times by ``c``).
     dps : int, optional
@@ -304,7 +343,8 @@ def gradient_flow_loss(law, t, *, dps=None, method="density"):
     Raises
     ------
     FreeprobValueError
-        ``t < 0`` or not real, bad law, unknown method.
+        ``t < 0`` or not real, bad law (symbols, unbounded support, mass below 0), unknown
+        method.
     PrecisionError
         The quadrature did not converge.
 
@@ -316,9 +356,13 @@ def gradient_flow_loss(law, t, *, dps=None, method="density"):
     dps = _dps(dps, who)
     if method not in _METHODS:
         raise FreeprobValueError(f"{who}: `method` must be one of {_METHODS}; got {method!r}")
+    if hasattr(t, "tolist") and not isinstance(t, mpmath.mpf):   # numpy scalar or array
+        t = t.tolist()
     many = isinstance(t, list | tuple)
+    if many and any(isinstance(v, list | tuple) for v in t):
+        raise FreeprobValueError(f"{who}: `t` must be a number or a 1-d sequence of numbers")
     ts = [_real(v, who, "t", nonnegative=True) for v in (t if many else [t])]
-    _support_hull(law, who)
+    _check_gram_law(law, who)
     pos = [tv for tv in ts if tv > 0]
     vals = iter(_laplace(law, pos, dps, method, who) if pos else [])
     out = []
@@ -363,7 +407,8 @@ def time_to_loss(law, eps, *, dps=None):
     e = _real(eps, who, "eps")
     if not 0 < e < 1:
         raise FreeprobValueError(f"{who}: `eps` must lie in (0, 1); got {eps!r}")
-    plateau = sum((_mp(m, dps + 5) for loc, m in law.atoms(dps=dps + 5) if _mp(loc) == 0), mpmath.mpf(0))
+    _check_gram_law(law, who)
+    plateau = _zero_mass(law, dps + 5)
     if e <= plateau:
         raise FreeprobValueError(f"{who}: the loss never goes below the plateau μ({{0}}) = "
                                  f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")

@@ -72,17 +72,20 @@ def mean_interval(values, level=0.95):
     Raises
     ------
     FreeprobValueError
-        Empty input, non-finite values, a level outside ``(0, 1)``.
+        Empty or not 1-d input, non-finite values (or a mean that overflows), a level
+        outside ``(0, 1)``.
 
     Source: the t-interval for a normal mean (any statistics text; scipy.stats.t).
     """
     who = "mean_interval"
     try:
-        v = np.asarray(values, dtype=float).ravel()
+        v = np.asarray(values, dtype=float)
         lv = float(level)
     except (TypeError, ValueError):
         raise FreeprobValueError(f"{who}: values must be real numbers; got {values!r}") from None
-    if v.size == 0 or not np.all(np.isfinite(v)):
+    if v.ndim != 1:
+        raise FreeprobValueError(f"{who}: values must be a 1-d sequence; got shape {v.shape}")
+    if v.size == 0 or not np.all(np.isfinite(v)) or not np.isfinite(v.mean()):
         raise FreeprobValueError(f"{who}: need at least one value, all finite; got {v.tolist()!r}")
     if not 0 < lv < 1:
         raise FreeprobValueError(f"{who}: level must lie in (0, 1); got {level!r}")
@@ -94,10 +97,21 @@ def mean_interval(values, level=0.95):
 
 
 def _features(f, who):
-    a = np.asarray(f, dtype=float)
-    if a.ndim != 2 or a.size == 0 or not np.all(np.isfinite(a)):
-        raise FreeprobValueError(f"{who}: features must be a finite non-empty 2-d array (n × d_O); "
-                                 f"got shape {a.shape}")
+    try:
+        raw = np.asarray(f)
+        a = None if np.iscomplexobj(raw) else np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: features must be a real 2-d array (n × d_O)") from None
+    if a is None:
+        raise FreeprobValueError(f"{who}: features must be real; got a complex array")
+    if a.ndim != 2 or a.size == 0:
+        raise FreeprobValueError(f"{who}: features must be a non-empty 2-d array (n × d_O); got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise FreeprobValueError(f"{who}: features contain NaN or infinite entries")
+    # Gram entries must stay finite in float64 (|F|² ≤ 1e300)
+    if float(np.max(np.abs(a))) > math.sqrt(1e300 / max(a.shape)):
+        raise FreeprobValueError(f"{who}: features are too large for a float64 Gram matrix "
+                                 f"(max |F_ij| = {float(np.max(np.abs(a))):.3g}); rescale them")
     return a
 
 
@@ -150,8 +164,11 @@ def measured_loss_curve(features, target, t, *, orthogonality_tol=1e-8):
         raise FreeprobValueError(
             f"{who}: target is not orthogonal to the all-ones vector (|1ᵀy|/(√n|y|) = {cos:.3g}); the laws "
             "predict the loss of centred targets: use y − y.mean()")
-    ts = np.asarray(t, dtype=float)
-    if not np.all(np.isfinite(ts)) or np.any(ts < 0):
+    try:
+        ts = np.asarray(t, dtype=float)
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: times must be real numbers ≥ 0; got {t!r}") from None
+    if ts.ndim > 1 or not np.all(np.isfinite(ts)) or np.any(ts < 0):
         raise FreeprobValueError(f"{who}: times must be finite and ≥ 0; got {t!r}")
     lam, u = np.linalg.eigh(f @ f.T)
     w = (u.T @ y) ** 2 / ny ** 2

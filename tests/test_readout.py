@@ -15,6 +15,11 @@ from freeprob.errors import FreeprobValueError
 from freeprob.readout import effective_dof, gradient_flow_loss, ridge_error, ridge_error_terms, time_to_loss
 
 HALF = FreePoisson(sp.Rational(1, 2))       # MP of rate 1/2: atom 1/2 at 0
+
+
+def fp_semicircle():
+    from freeprob import Semicircle
+    return Semicircle(0, 1)
 A, B = (1 - mpmath.sqrt(0.5)) ** 2, (1 + mpmath.sqrt(0.5)) ** 2
 
 
@@ -43,6 +48,22 @@ def test_loss_tends_to_the_zero_atom(curve):
 def test_time_to_loss_inverts_the_curve():
     t = time_to_loss(HALF, 0.6, dps=8)
     assert float(gradient_flow_loss(HALF, t, dps=10)) == pytest.approx(0.6, abs=1e-7)
+
+
+def test_mp_inverse_moment_closed_form():
+    assert float(mp_integral(lambda x: 1 / x if x else 0)) == pytest.approx(1, rel=1e-12)
+
+
+def test_small_penalty_keeps_its_digits():
+    # λ → 0 at γ_O = 2, σ = 1/2: error → (1/γ_O)(μ({0}) + σ² ∫_{x>0} x⁻¹ dμ) + (1 − 1/γ_O)
+    # = ½(½ + ¼·1) + ½ = 0.875 (∫_{x>0} x⁻¹ dμ = 1 for MP(1/2), by the closed-form density);
+    # the 1/λ terms cancel, which needs log10(1/λ) extra digits (λ = 1e−30 gave 2.7e8 before)
+    for lam in (1e-10, 1e-22, 1e-30):
+        got = ridge_error(HALF, lam, 0.5, gamma_o=2, dps=15)
+        assert float(got) == pytest.approx(0.875, abs=10 * lam + 1e-14)
+    # γ_O = 1/2 is allowed when μ({0}) = 1/2 ≥ 1 − γ_O
+    b, v = ridge_error_terms(HALF, 0.1, 0.5, gamma_o=0.5)
+    assert b > 0 and v > 0
 
 
 def test_ridge_and_dof_match_the_closed_form():
@@ -88,6 +109,14 @@ def test_attention_law_plateau():
     (lambda: gradient_flow_loss(HALF, -1), "≥ 0"),
     (lambda: gradient_flow_loss(HALF, float("nan")), "finite"),
     (lambda: gradient_flow_loss(HALF, 1, method="euler"), "method"),
+    (lambda: gradient_flow_loss(HALF, [[1, 2]]), "1-d sequence"),
+    # not a Gram law (mass below 0): refused, not a loss ratio of 3023
+    (lambda: gradient_flow_loss(fp_semicircle(), 3), r"supported on \[0, ∞\)"),
+    (lambda: time_to_loss(fp_semicircle(), 0.5), r"supported on \[0, ∞\)"),
+    (lambda: ridge_error(fp_semicircle(), 3, 0.5, gamma_o=1), r"supported on \[0, ∞\)"),
+    # γ_O < 1 needs μ({0}) ≥ 1 − γ_O (else μ_feat has a negative weight at 0)
+    (lambda: ridge_error_terms(FreePoisson(1), 0.1, 0.5, gamma_o=0.5), r"zero mass μ\(\{0\}\) ≥ 1 − gamma_o"),
+    (lambda: effective_dof(FreePoisson(1), 0.1, gamma_o=0.25), "zero mass"),
     (lambda: ridge_error(HALF, 0, 1, gamma_o=1), "> 0"),
     (lambda: ridge_error(HALF, -0.1, 1, gamma_o=1), "> 0"),
     (lambda: ridge_error(HALF, 0.1, -1, gamma_o=1), "≥ 0"),
@@ -241,9 +270,23 @@ def test_mean_interval_matches_the_t_interval():
     assert one.half is None and format(one, ".1f") == "0.3" and not one.contains(0.3)
 
 
+def test_measured_bad_features():
+    from freeprob.readout_sampled import measured_loss_curve, measured_ridge_error
+    f = np.random.default_rng(0).standard_normal((20, 10))
+    y = np.arange(20.0) - 9.5
+    with pytest.raises(FreeprobValueError, match="too large"):
+        measured_ridge_error(f * 1e200, 0.1, 0.5)
+    with pytest.raises(FreeprobValueError, match="complex"):
+        measured_loss_curve(f + 0j, y, 1)
+    with pytest.raises(FreeprobValueError, match="NaN"):
+        measured_loss_curve(np.where(f > 2, np.nan, f), y, 1)
+    with pytest.raises(FreeprobValueError, match="times"):
+        measured_loss_curve(f, y, "abc")
+
+
 @pytest.mark.parametrize("values, level, match", [
     ([], 0.95, "at least one"), ([1, float("nan")], 0.95, "finite"), ([1, 2], 1.0, r"\(0, 1\)"),
-    (["a"], 0.95, "real numbers"),
+    (["a"], 0.95, "real numbers"), ([[1, 2], [3, 4]], 0.95, "1-d"), ([1e308, 1e308], 0.95, "finite"),
 ])
 def test_mean_interval_bad_input(values, level, match):
     from freeprob.readout_sampled import mean_interval
