@@ -23,6 +23,7 @@ import sympy as sp
 
 from . import families as fam
 from . import operations as ops
+from .cli_laws import LAW_COMMANDS, add_law_commands, run_law_command
 from .errors import FreeprobValueError, PrecisionError
 
 __all__ = ["main", "PRESET_LAWS"]
@@ -187,7 +188,7 @@ def _add_readout(sub):
         "readout",
         help="the paper's readout comparisons (§5, appendix D): exact predictions vs softmax training",
         description="Run one of the paper's readout comparisons (or all): the prediction from the exact "
-                    "laws next to finite-n softmax features (mean ± 95%% interval over initialisations) and "
+                    "laws next to finite-n softmax features (mean ± 95% interval over initialisations) and "
                     "the paper's figure. Prints the table and writes NAME.txt, NAME.json and NAME.png to "
                     "--out; a finished comparison with the same settings is not recomputed (--force does).",
         epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
@@ -220,11 +221,22 @@ def readout_command(args, out=None) -> int:
     if not args.out.strip():
         raise FreeprobValueError("--out must name a directory; got an empty string")
     outdir = Path(args.out)
+    if outdir.exists() and not outdir.is_dir():
+        raise FreeprobValueError(f"--out {args.out!r} is a file; it must name a directory")
+    try:                                          # fail before computing, not after
+        outdir.mkdir(parents=True, exist_ok=True)
+        probe = outdir / ".freeprob-write-test"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise FreeprobValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
     settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
     names = list(COMPARISONS) if args.name == "all" else [args.name]
+    failed = []
     for name in names:
         stored = outdir / f"{name}.json"
-        if stored.exists() and not args.force:
+        figure_ok = args.no_figure or (outdir / f"{name}.png").exists()
+        if stored.exists() and figure_ok and not args.force:
             try:
                 rec = json.loads(stored.read_text(encoding="utf-8"))
             except (OSError, ValueError):
@@ -233,14 +245,26 @@ def readout_command(args, out=None) -> int:
                 print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
                 print(f"(stored result {stored}; --force recomputes)\n", file=out)
                 continue
-        comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds,
-                              progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        try:
+            comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds,
+                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        except FreeprobValueError as exc:
+            if len(names) == 1:
+                raise FreeprobValueError(f"readout {name}: {exc}") from None
+            print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
+            failed.append(name)
+            continue
         comp.data["settings"] = settings
         if args.no_figure:
             comp.plot = None
+            (outdir / f"{name}.png").unlink(missing_ok=True)      # no stale figure of another run
         paths = comp.write(outdir)
         print(comp.table(), file=out)
         print("wrote " + ", ".join(str(p) for p in paths) + "\n", file=out, flush=True)
+    if failed:
+        print(f"freeprob: readout: {len(failed)} of {len(names)} comparisons refused the settings: "
+              f"{', '.join(failed)}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -253,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _add_verify(sub)
     _add_readout(sub)
+    add_law_commands(sub)
     p = sub.add_parser(
         "table",
         help="print moments and free/boolean/classical cumulants of a law",
@@ -279,14 +304,18 @@ def main(argv=None) -> int:
             return verify_command(args)
         if args.command == "readout":
             return readout_command(args)
+        if args.command in LAW_COMMANDS:
+            return run_law_command(args)
         else:
             table(args.law, args.order, args.dps)
     except KeyboardInterrupt:
         print("freeprob: interrupted; finished cells are kept and a rerun resumes", file=sys.stderr)
         return 130
     except OSError as exc:
-        print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}; finished cells are "
-              "kept and a rerun resumes", file=sys.stderr)
+        kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else
+                "finished comparisons are kept in --out" if args.command == "readout" else "")
+        print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}"
+              + (f"; {kept}" if kept else ""), file=sys.stderr)
         return 2
     except (FreeprobValueError, PrecisionError) as exc:
         print(f"freeprob: error: {exc}", file=sys.stderr)

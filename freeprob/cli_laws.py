@@ -1,0 +1,454 @@
+r"""The law subcommands of ``freeprob``: moments, cumulants, equation, density, support.
+
+Each takes a law expression of :mod:`freeprob.expr` (parsed, never evaluated) and prints
+what the Python API returns for it: :meth:`~freeprob.law.Law.moments`,
+:meth:`~freeprob.law.Law.free_cumulants` (and the boolean and classical ones),
+:meth:`~freeprob.law.Law.cauchy_equation`, :meth:`~freeprob.law.Law.density`,
+:meth:`~freeprob.law.Law.support` and :meth:`~freeprob.law.Law.atoms`.
+
+Examples
+--------
+``freeprob moments 'free_mul(FreePoisson(1/2), FreePoisson(1/3))' --order 6``,
+``freeprob cumulants 'Semicircle(0, 1)' --kind all --format json``,
+``freeprob equation 'MarchenkoPastur(2)' --latex``,
+``freeprob density 'MarchenkoPastur(2)' --grid 0:6:13 --dps 20``,
+``freeprob support 'free_add(Bernoulli(), Bernoulli())'``.
+
+Errors (bad expressions, parameters outside their domain, an order above the limit
+without ``--force``, laws without an equation) print a message on stderr and exit with
+status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import mpmath
+import sympy as sp
+
+from .errors import FreeprobValueError, NotAvailable
+from .expr import ExpressionError, parse_law, parse_value
+
+__all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "add_law_commands", "max_order",
+           "parse_grid", "run_law_command"]
+
+#: the subcommands defined here
+LAW_COMMANDS = ("moments", "cumulants", "equation", "density", "support")
+#: orders above this ask for confirmation (a TTY) or ``--force``; env FREEPROB_MAX_ORDER overrides
+DEFAULT_MAX_ORDER = 200
+#: most points accepted by ``--grid``
+MAX_GRID_POINTS = 100_000
+
+_KINDS = {  # kind -> (Law method, text column, csv/json key, LaTeX symbol)
+    "moments": ("moments", "m_n", "m", "m"),
+    "free": ("free_cumulants", "free κ_n", "kappa", r"\kappa"),
+    "boolean": ("boolean_cumulants", "boolean b_n", "b", "b"),
+    "classical": ("classical_cumulants", "classical c_n", "c", "c"),
+}
+
+_LAW_HELP = ("law expression, e.g. 'free_mul(FreePoisson(1/2), Semicircle(0, 1))' (quote it for the shell; "
+             "see freeprob.expr for the grammar)")
+
+
+def _int_arg(minimum, what, maximum=None):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}; got {text!r}") from None
+        if v < minimum or (maximum is not None and v > maximum):
+            raise argparse.ArgumentTypeError(f"expected {what}; got {v}")
+        return v
+
+    return parse
+
+
+def max_order(value=None) -> int:
+    r"""The order limit: ``value`` if given, else env ``FREEPROB_MAX_ORDER``, else 200.
+
+    Parameters
+    ----------
+    value : int, optional
+        An explicit limit (``--max-order``).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    FreeprobValueError
+        ``FREEPROB_MAX_ORDER`` is set but is not a non-negative integer.
+
+    Source: this module.
+    """
+    if value is not None:
+        return value
+    env = os.environ.get("FREEPROB_MAX_ORDER")
+    if env is None or not env.strip():
+        return DEFAULT_MAX_ORDER
+    try:
+        v = int(env)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise FreeprobValueError(f"FREEPROB_MAX_ORDER must be a non-negative integer; got {env!r}")
+    return v
+
+
+def _confirm_order(order, limit, force, stdin=None, stderr=None):
+    if order <= limit or force:
+        return
+    stdin = stdin if stdin is not None else sys.stdin
+    stderr = stderr if stderr is not None else sys.stderr
+    why = (f"--order {order} is above the limit {limit} (--max-order or FREEPROB_MAX_ORDER); "
+           "exact computations at high order can take very long")
+    interactive = (hasattr(stdin, "isatty") and stdin.isatty()
+                   and hasattr(stderr, "isatty") and stderr.isatty())
+    if interactive:
+        print(why + ". Compute anyway? [y/N] ", end="", file=stderr, flush=True)
+        try:
+            answer = stdin.readline()
+        except (EOFError, OSError):
+            answer = ""
+        if answer.strip().lower() in ("y", "yes"):
+            return
+    raise FreeprobValueError(why + "; pass --force to compute anyway")
+
+
+def parse_grid(text: str):
+    r"""Parse ``--grid a:b:N`` into ``N`` exact, equally spaced points from ``a`` to ``b``.
+
+    Parameters
+    ----------
+    text : str
+        ``"a:b:N"`` with ``a < b`` real values of :func:`freeprob.expr.parse_value`
+        (``-2``, ``1/2``, ``3 - 2*sqrt(2)``) and an integer ``N >= 2``; ``"a:a:1"`` is the
+        single point ``a``.
+
+    Returns
+    -------
+    list of sympy numbers
+        ``a + i (b − a)/(N − 1)``, ``i = 0, …, N − 1`` (exact).
+
+    Raises
+    ------
+    FreeprobValueError
+        Malformed text, symbols, ``a >= b``, ``N`` outside ``[2, MAX_GRID_POINTS]``.
+
+    Source: this module.
+
+    >>> parse_grid("0:1:3")
+    [0, 1/2, 1]
+    """
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise FreeprobValueError(f"--grid must be a:b:N (e.g. -2:2:101); got {text!r}")
+    try:
+        a, b = parse_value(parts[0]), parse_value(parts[1])
+    except ExpressionError as exc:
+        raise FreeprobValueError(f"--grid {text!r}: {exc}") from None
+    try:
+        n = int(parts[2])
+    except ValueError:
+        raise FreeprobValueError(f"--grid: N must be an integer; got {parts[2]!r}") from None
+    for v in (a, b):
+        if v.free_symbols or not v.is_real:
+            raise FreeprobValueError(f"--grid: the ends must be real numbers; got {v}")
+    if n == 1 and sp.simplify(a - b) == 0:
+        return [a]
+    if not 2 <= n <= MAX_GRID_POINTS:
+        raise FreeprobValueError(f"--grid: N must be between 2 and {MAX_GRID_POINTS}; got {n}")
+    if not (b - a).is_positive:
+        raise FreeprobValueError(f"--grid: need a < b; got a = {a}, b = {b}")
+    step = (b - a) / (n - 1)
+    return [a + i * step for i in range(n)]
+
+
+# -- parsers -----------------------------------------------------------------------------
+def _parser(sub, name, help_, description, examples):
+    epilog = "\n".join(f"example: {e}" for e in examples)
+    return sub.add_parser(name, help=help_, description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _add_sequence_options(p, default_order=8):
+    p.add_argument("law", metavar="LAW", help=_LAW_HELP)
+    p.add_argument("--order", type=_int_arg(0, "a non-negative integer"), default=default_order,
+                   help=f"highest order K (default {default_order})")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--exact", action="store_true", help="exact values (the default)")
+    g.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=None,
+                   help="N certified significant digits instead of exact values")
+    p.add_argument("--format", choices=("table", "csv", "json", "latex"), default="table",
+                   help="output format (default table)")
+    p.add_argument("--max-order", type=_int_arg(0, "a non-negative integer"), default=None,
+                   help=f"orders above this need --force (default {DEFAULT_MAX_ORDER}, "
+                        "or env FREEPROB_MAX_ORDER)")
+    p.add_argument("--force", action="store_true", help="compute orders above --max-order without asking")
+
+
+def add_law_commands(sub) -> None:
+    r"""Add the ``moments``, ``cumulants``, ``equation``, ``density`` and ``support``
+    subcommands to an argparse subparsers object (``freeprob.cli.build_parser``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        From ``parser.add_subparsers(dest="command")``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    Nothing.
+
+    Source: this module.
+    """
+    p = _parser(sub, "moments", "exact or N-digit moments of a law expression",
+                "Moments m_0 = 1, m_1, ..., m_K of a law given as an expression of the families "
+                "and operations (freeprob.expr), exact or to --dps N certified digits.",
+                ["freeprob moments 'free_mul(FreePoisson(1/2), FreePoisson(1/3))' --order 6"])
+    _add_sequence_options(p)
+
+    p = _parser(sub, "cumulants", "free, boolean or classical cumulants of a law expression",
+                "Free (default), boolean or classical cumulants of orders 0..K of a law expression, exact "
+                "or to --dps N certified digits.",
+                ["freeprob cumulants 'MarchenkoPastur(1/4)' --order 5 --kind boolean --dps 20 --format csv"])
+    _add_sequence_options(p)
+    p.add_argument("--kind", choices=("free", "boolean", "classical", "all"), default="free",
+                   help="which cumulants (default free)")
+
+    p = _parser(sub, "equation", "the algebraic Cauchy equation P(G, z) = 0 of a law expression",
+                "The irreducible algebraic equation P(G, z) = 0 satisfied by the Cauchy transform "
+                "G(z) of the law (polynomial method).",
+                ["freeprob equation 'pushforward(Semicircle(0, 1), x**2 - 1)' --latex"])
+    p.add_argument("law", metavar="LAW", help=_LAW_HELP)
+    p.add_argument("--latex", action="store_true", help="print the equation in LaTeX")
+
+    p = _parser(sub, "density", "density of a law expression on a grid (table, CSV, plot)",
+                "Density -Im G(x + i0)/pi of the absolutely continuous part on N equally spaced points "
+                "from a to b (atoms are not included: see freeprob support), to --dps certified digits. "
+                "Write a negative start as --grid=-2:2:101 (argparse reads -2:... as an option).",
+                [("freeprob density 'free_add(Semicircle(0, 1), FreePoisson(1/2))' --grid=-2:4:61 "
+                  "--csv density.csv --plot density.png")])
+    p.add_argument("law", metavar="LAW", help=_LAW_HELP)
+    p.add_argument("--grid", required=True, metavar="a:b:N",
+                   help="N equally spaced points from a to b (exact values such as -2, 1/2, sqrt(2))")
+    p.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=15,
+                   help="certified significant digits (default 15)")
+    p.add_argument("--csv", metavar="FILE", default=None, help="write x,density to FILE")
+    p.add_argument("--plot", metavar="FILE.png", default=None,
+                   help="draw the density (and atoms) to FILE.png (matplotlib, Agg)")
+
+    p = _parser(sub, "support", "support intervals and atoms of a law expression",
+                "The support of the absolutely continuous part (intervals with exact edges where "
+                "possible) and the atoms (location, mass) of a law expression.",
+                ["freeprob support 'free_add(Bernoulli(), Bernoulli())' --format json"])
+    p.add_argument("law", metavar="LAW", help=_LAW_HELP)
+    p.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=15,
+                   help="digits of the decimal approximations (default 15)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+
+
+# -- commands ----------------------------------------------------------------------------
+def _num(v, dps):
+    if dps is None:
+        return str(v)
+    return mpmath.nstr(v, dps)
+
+
+def _latex_num(v, dps):
+    if dps is None:
+        return sp.latex(v)
+    return sp.latex(sp.Float(mpmath.nstr(v, dps), dps))
+
+
+def _sequence_command(args, kinds, out):
+    law = parse_law(args.law)
+    order = args.order
+    _confirm_order(order, max_order(args.max_order), args.force)
+    dps = args.dps
+    cols = {k: getattr(law, _KINDS[k][0])(order, dps=dps) for k in kinds}
+    text = " ".join(args.law.split())
+    mode = "exact" if dps is None else f"{dps} significant digits"
+    fmt = args.format
+    if fmt == "json":
+        rec = {"law": text, "order": order, "exact": dps is None, "dps": dps,
+               "values": {k: [_num(v, dps) for v in cols[k]] for k in kinds}}
+        print(json.dumps(rec, ensure_ascii=False, indent=1), file=out)
+    elif fmt == "csv":
+        print(",".join(["n"] + [_KINDS[k][2] + "_n" for k in kinds]), file=out)
+        for n in range(order + 1):
+            print(",".join([str(n)] + [_num(cols[k][n], dps) for k in kinds]), file=out)
+    elif fmt == "latex":
+        print(f"% law: {text} ({mode})", file=out)
+        print(r"\begin{aligned}", file=out)
+        for k in kinds:
+            for n in range(order + 1):
+                print(f"{_KINDS[k][3]}_{{{n}}} &= {_latex_num(cols[k][n], dps)} \\\\", file=out)
+        print(r"\end{aligned}", file=out)
+    else:
+        print(f"law: {text}   ({mode})", file=out)
+        header = ["n"] + [_KINDS[k][1] for k in kinds]
+        rows = [[str(n)] + [_num(cols[k][n], dps) for k in kinds] for n in range(order + 1)]
+        widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+        for r in [header] + rows:
+            print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
+    return 0
+
+
+def _equation_command(args, out):
+    law = parse_law(args.law)
+    P = law.cauchy_equation()
+    expr = P.as_expr()
+    if args.latex:
+        print(f"{sp.latex(expr)} = 0", file=out)
+    else:
+        print(f"{expr} = 0", file=out)
+    return 0
+
+
+def _plot(law, xs, ys, path, text):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 4.0))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.plot([float(v) for v in xs], [float(v) for v in ys], lw=1.5, label="density")
+    try:
+        atoms = law.atoms()
+    except (NotAvailable, FreeprobValueError, ArithmeticError):
+        atoms = ()
+    lo, hi = float(xs[0]), float(xs[-1])
+    shown = [(float(sp.N(a)), float(sp.N(m))) for a, m in atoms if lo <= float(sp.N(a)) <= hi]
+    if shown:
+        ax.vlines([a for a, _ in shown], 0, [m for _, m in shown], colors="C3", lw=2, label="atoms (mass)")
+        ax.plot([a for a, _ in shown], [m for _, m in shown], "o", color="C3")
+    ax.set_xlabel("x")
+    ax.set_title(text if len(text) <= 70 else text[:67] + "...", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def _density_command(args, out):
+    law = parse_law(args.law)
+    xs = parse_grid(args.grid)
+    dps = args.dps
+    ys = law.density(xs, dps=dps)
+    text = " ".join(args.law.split())
+    wrote = []
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8") as fh:
+            fh.write("x,density\n")
+            fh.writelines(f"{_xnum(x, dps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys))
+        wrote.append(args.csv)
+    if args.plot:
+        _plot(law, xs, ys, args.plot, text)
+        wrote.append(args.plot)
+    if wrote:
+        print(f"law: {text}; {len(xs)} points, {dps} digits; wrote {', '.join(wrote)}", file=out)
+        return 0
+    print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits)", file=out)
+    rows = [(_xnum(x, dps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
+    wx = max(len(r[0]) for r in rows + [("x", "")])
+    for a, b in [("x", "density")] + rows:
+        print(f"{a.rjust(wx)}  {b}", file=out)
+    return 0
+
+
+def _xnum(x, dps):
+    if x.is_Integer:
+        return str(x)
+    with mpmath.workdps(dps + 5):
+        v = mpmath.mpf(sp.N(x, dps + 5))
+    return mpmath.nstr(v, dps)
+
+
+def _approx(v, dps):
+    if isinstance(v, mpmath.mpf):
+        return mpmath.nstr(v, dps)
+    return mpmath.nstr(mpmath.mpf(sp.N(v, dps + 5)), dps) if not sp.sympify(v).is_Integer else str(v)
+
+
+def _support_command(args, out):
+    law = parse_law(args.law)
+    dps = args.dps
+    intervals = law.support(dps=dps)
+    atoms = law.atoms(dps=dps)
+    text = " ".join(args.law.split())
+    if args.format == "json":
+        rec = {"law": text, "dps": dps,
+               "intervals": [[str(a), str(b)] for a, b in intervals],
+               "intervals_approx": [[_approx(a, dps), _approx(b, dps)] for a, b in intervals],
+               "atoms": [[str(a), str(m)] for a, m in atoms],
+               "atoms_approx": [[_approx(a, dps), _approx(m, dps)] for a, m in atoms]}
+        print(json.dumps(rec, ensure_ascii=False, indent=1), file=out)
+        return 0
+    print(f"law: {text}", file=out)
+    print("support of the absolutely continuous part:" + ("" if intervals else " none"), file=out)
+    for a, b in intervals:
+        exact = not (isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf))
+        approx = f"   ≈ [{_approx(a, dps)}, {_approx(b, dps)}]" if exact else "   (numeric edges)"
+        print(f"  [{_approx(a, dps) if isinstance(a, mpmath.mpf) else a}, "
+              f"{_approx(b, dps) if isinstance(b, mpmath.mpf) else b}]{approx}", file=out)
+    print("atoms:" + ("" if atoms else " none"), file=out)
+    for a, m in atoms:
+        print(f"  at {a}: mass {m}   ≈ {_approx(m, dps)}", file=out)
+    return 0
+
+
+def run_law_command(args, out=None) -> int:
+    r"""Run one of :data:`LAW_COMMANDS` from parsed arguments; returns the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`freeprob.cli.build_parser` with ``args.command`` in
+        :data:`LAW_COMMANDS`.
+    out : file, optional
+        Where the result goes (default ``sys.stdout``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 (with a message on stderr) when the law has no Cauchy equation
+        (:class:`~freeprob.errors.NotAvailable`) or a file cannot be written.
+
+    Raises
+    ------
+    FreeprobValueError
+        Bad expression (:class:`~freeprob.expr.ExpressionError`), bad parameters, an
+        order above the limit without ``--force``; :func:`freeprob.cli.main` turns it
+        into a message and exit status 2.
+    PrecisionError
+        Digits that cannot be certified (likewise exit status 2).
+
+    Source: this module.
+    """
+    out = out if out is not None else sys.stdout
+    try:
+        if args.command == "moments":
+            return _sequence_command(args, ["moments"], out)
+        if args.command == "cumulants":
+            kinds = ["free", "boolean", "classical"] if args.kind == "all" else [args.kind]
+            return _sequence_command(args, kinds, out)
+        if args.command == "equation":
+            return _equation_command(args, out)
+        if args.command == "density":
+            return _density_command(args, out)
+        if args.command == "support":
+            return _support_command(args, out)
+    except NotAvailable as exc:
+        print(f"freeprob: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    raise FreeprobValueError(f"unknown law command {args.command!r}; known: {', '.join(LAW_COMMANDS)}")
