@@ -123,8 +123,9 @@ def _add_verify(sub):
                     "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). Writes CSV/JSON, "
                     "a text table and figures to --out; an interrupted run resumes.",
         epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
-               "[,scheme=gqa:2,context=..]'). example: freeprob verify --configs gpt2-small --seeds 3. "
-               "Exit status: 0; 1 if an exact law could not be tabulated; 2 on bad input.",
+               "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
+               "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
+               "--out freeprob-verify-example",
     )
     p.add_argument("--quick", action="store_true",
                    help=f"a ~15 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
@@ -192,7 +193,7 @@ def _add_readout(sub):
                     "the paper's figure. Prints the table and writes NAME.txt, NAME.json and NAME.png to "
                     "--out; a finished comparison with the same settings is not recomputed (--force does).",
         epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
-               + ". example: freeprob readout head-count --quick",
+               + ". example: freeprob readout list",
     )
     p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
                    help="comparison to run, 'all', or 'list' to name them")
