@@ -92,6 +92,7 @@ def _real_point(x, who, name="x"):
     if isinstance(x, float):
         if not math.isfinite(x):
             raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
+        x = float(x)                     # numpy.float64 reprs as 'np.float64(...)'
         f = Fraction(repr(x))
         pt = _Pt.__new__(_Pt)
         pt.num, pt.den, pt._expr, pt.xf = f.numerator, f.denominator, None, x

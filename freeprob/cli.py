@@ -310,7 +310,9 @@ def main(argv=None) -> int:
         else:
             table(args.law, args.order, args.dps)
     except KeyboardInterrupt:
-        print("freeprob: interrupted; finished cells are kept and a rerun resumes", file=sys.stderr)
+        print("freeprob: interrupted" + ("; finished cells are kept and a rerun resumes" if args.command == "verify"
+                                         else "; finished comparisons are kept in --out"
+                                         if args.command == "readout" else ""), file=sys.stderr)
         return 130
     except OSError as exc:
         kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else

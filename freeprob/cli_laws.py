@@ -334,7 +334,10 @@ def _plot(law, xs, ys, path, text):
     ax.set_title(text if len(text) <= 70 else text[:67] + "...", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    try:
+        fig.savefig(path, dpi=120)
+    except ValueError as exc:                      # unknown extension
+        raise FreeprobValueError(f"--plot {path}: {exc} (use .png, .pdf or .svg)") from None
 
 
 def _density_command(args, out):
@@ -374,7 +377,10 @@ def _xnum(x, dps):
 def _approx(v, dps):
     if isinstance(v, mpmath.mpf):
         return mpmath.nstr(v, dps)
-    return mpmath.nstr(mpmath.mpf(sp.N(v, dps + 5)), dps) if not sp.sympify(v).is_Integer else str(v)
+    if sp.sympify(v).is_Integer:
+        return str(v)
+    with mpmath.workdps(dps + 5):                  # not rounded through a double
+        return mpmath.nstr(mpmath.mpf(sp.N(v, dps + 5)), dps)
 
 
 def _support_command(args, out):

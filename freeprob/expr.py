@@ -201,7 +201,8 @@ _FUNCTIONS = {
 _CONSTANTS = {"E": (sp.E, "E: Euler's number e"), "pi": (sp.pi, "pi: π")}
 _SPECIAL_SYMBOLS = {"theta1": _att.theta1, "theta2": _att.theta2}
 _RESERVED = {"z": "the Cauchy-transform variable", "w": "the R-transform variable",
-             "u": "the S-transform variable"}
+             "u": "the S-transform variable", "nan": "not a number", "inf": "not a finite number",
+             "oo": "not a finite number", "zoo": "not a finite number"}
 
 #: every known name -> short description (laws, operations, attention laws, functions, constants)
 NAMES = {**{k: d for k, (d, _) in _LAWS.items()}, **_FUNCTIONS,

@@ -439,15 +439,45 @@ def _start_pool(workers):
     (the disposition is inherited through exec), so that Ctrl-C reaches only the main
     process, which then terminates them."""
     import signal
+    if multiprocessing.parent_process() is not None and multiprocessing.current_process().name != "MainProcess":
+        raise FreeprobValueError(
+            "verify() was called inside a worker process: a script that calls verify() must protect the "
+            "call with `if __name__ == \"__main__\":` (the spawned workers re-import the script)")
     ctx = multiprocessing.get_context("spawn")
     try:
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:          # not the main thread: leave signals alone
-        return ctx.Pool(workers, initializer=_ignore_sigint)
+        old = None
     try:
-        return ctx.Pool(workers, initializer=_ignore_sigint)
+        pool = ctx.Pool(workers, initializer=_ignore_sigint)
     finally:
-        signal.signal(signal.SIGINT, old)
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+    # workers that die at start-up would be restarted forever: wait for a first answer,
+    # failing fast when a worker exits with an error (the pool's process list is private
+    # API, read defensively)
+    probe = pool.apply_async(os.getpid)
+    t0 = time.monotonic()
+    first = {p.pid for p in getattr(pool, "_pool", [])}
+    while True:
+        try:
+            probe.get(timeout=0.5)
+            return pool
+        except multiprocessing.TimeoutError:
+            procs = list(getattr(pool, "_pool", []))
+            replaced = {p.pid for p in procs} - first          # a worker died and was restarted
+            if replaced or any(p.exitcode not in (None, 0) for p in procs) or \
+                    time.monotonic() - t0 > WORKER_START_TIMEOUT:
+                break
+    pool.terminate()
+    raise FreeprobValueError(
+        f"verify: the worker processes failed to start within {WORKER_START_TIMEOUT} s or died; if verify() is "
+        "called from a script, protect the call with `if __name__ == \"__main__\":` (the spawned "
+        "workers re-import the script)")
+
+
+#: seconds for the spawned theory workers to answer a first trivial task
+WORKER_START_TIMEOUT = 180
 
 
 DEFINITIONS = (

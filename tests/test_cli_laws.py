@@ -384,3 +384,21 @@ def test_console_script_refuses_injection(script_runs):
     assert status == 2 and out == "" and "Traceback" not in err
     assert "attributes" in err and "^" in err
     assert not script_runs["marker"].exists()
+
+
+def test_support_digits_beyond_double_precision(capsys):
+    # review: --dps 30 printed the edges rounded through a double; the cubic's roots by mpmath
+    status, out, _ = run(capsys, "support", "free_mul(FreePoisson(1/2), FreePoisson(1/3))", "--dps", "30")
+    assert status == 0
+    with mpmath.workdps(40):
+        roots = sorted(mpmath.re(r) for r in mpmath.polyroots([1296, -2799, -72, 1], maxsteps=200, extraprec=200))
+    assert mpmath.nstr(roots[1], 30) in out and mpmath.nstr(roots[2], 30) in out
+    assert "0.666666666666666666666666666667" in out
+
+
+def test_plot_with_unknown_extension_and_reserved_nan(capsys, tmp_path):
+    status, _, err = run(capsys, "density", "Semicircle(0,1)", "--grid", "0:1:3", "--plot",
+                         str(tmp_path / "x.nopefmt"))
+    assert status == 2 and "--plot" in err and "Traceback" not in err
+    status, _, err = run(capsys, "moments", "Semicircle(0, nan)", "--order", "2")
+    assert status == 2 and "reserved" in err

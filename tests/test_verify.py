@@ -382,3 +382,24 @@ def test_ctrl_c_during_the_exact_laws_exits_cleanly(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted; finished cells are kept" in err and "Traceback" not in err
     assert len(list((tmp_path / "spectra").glob("*.npz"))) == 1
+
+
+def test_unguarded_script_fails_fast(tmp_path):
+    # a script calling verify() at top level (no __main__ guard) makes the spawned workers
+    # re-run it and die; the pool used to restart them forever
+    import subprocess
+    import sys
+    script = tmp_path / "unguarded.py"
+    script.write_text("from freeprob.verify import VerifySettings, verify\n"
+                      f"verify(VerifySettings(configs=('gpt2-small',), max_n=64, seeds=1, figures=False, "
+                      f"out={str(tmp_path / 'out')!r}), progress=False)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode != 0 and "__name__ == \"__main__\"" in proc.stderr
+
+
+def test_density_accepts_numpy_scalars():
+    import numpy as np
+    from freeprob import FreePoisson
+    law = FreePoisson(1)
+    assert law.density(np.float64(1.0), dps=15) == law.density(1.0, dps=15)
