@@ -198,6 +198,8 @@ _FUNCTIONS = {
     "exp": "exp(r): the constant e^r (r a number or symbol, |r| <= 1000)",
     "sqrt": "sqrt(r): square root",
 }
+#: irrational square roots allowed in one expression (each may double the field degree)
+MAX_RADICALS = 4
 _CONSTANTS = {"E": (sp.E, "E: Euler's number e"), "pi": (sp.pi, "pi: π")}
 _SPECIAL_SYMBOLS = {"theta1": _att.theta1, "theta2": _att.theta2}
 _RESERVED = {"z": "the Cauchy-transform variable", "w": "the R-transform variable",
@@ -486,6 +488,12 @@ class _Walker:
         out = sp.sqrt(arg)
         if out.is_number and out.is_real is False:
             self.fail(node, "sqrt of a negative number")
+        # each independent square root doubles the degree of the exact number field the
+        # coefficients live in (2^k): refuse before the field construction runs for minutes
+        self.radicals = getattr(self, "radicals", 0) + (0 if out.is_Rational else 1)
+        if self.radicals > MAX_RADICALS:
+            self.fail(node, f"more than {MAX_RADICALS} irrational square roots (the exact coefficient field "
+                            f"would have degree up to 2^{self.radicals}); use fewer, or decimals")
         return out
 
     def value(self, node, depth, ctx):

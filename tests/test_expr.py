@@ -260,3 +260,18 @@ def test_depth_limit_allows_reasonable_nesting():
 def test_not_a_string():
     with pytest.raises(FreeprobValueError, match="string"):
         parse_law(3)
+
+
+def test_too_many_radicals_are_refused_quickly():
+    # review: ten square roots (or 30 nested ones) made the exact field construction run for
+    # minutes; more than MAX_RADICALS irrational roots are refused at parse time
+    from freeprob.expr import MAX_RADICALS
+    t0 = time.monotonic()
+    text = "Semicircle(0, " + "+".join(f"sqrt({p})" for p in (2, 3, 5, 7, 11, 13)) + ")"
+    with pytest.raises(ExpressionError, match="square roots") as err:
+        parse_law(text)
+    assert err.value.column == text.index("sqrt(11)") + 1
+    with pytest.raises(ExpressionError, match="square roots"):
+        parse_law("Semicircle(0, " + "sqrt(" * 30 + "2" + ")" * 31)
+    assert time.monotonic() - t0 < 5
+    assert MAX_RADICALS == 4 and parse_law("Semicircle(sqrt(2), sqrt(3))").moments(2)[2] == 2 + sp.sqrt(3)
