@@ -289,10 +289,19 @@ class _Walker:
             off = self._bytes.find(b"[", node.value.end_col_offset)
         elif isinstance(node, ast.BinOp):
             gap = self._bytes[node.left.end_col_offset:node.right.col_offset]
-            sym = {ast.Add: b"+", ast.Sub: b"-", ast.Mult: b"*", ast.Div: b"/", ast.Pow: b"**"}.get(
+            sym = {ast.Add: b"+", ast.Sub: b"-", ast.Mult: b"*", ast.Div: b"/", ast.Pow: b"**",
+                   ast.Mod: b"%", ast.FloorDiv: b"//", ast.MatMult: b"@", ast.BitAnd: b"&",
+                   ast.BitOr: b"|", ast.BitXor: b"^", ast.LShift: b"<<", ast.RShift: b">>"}.get(
                 type(node.op), b"")
             i = gap.find(sym) if sym else -1
             off = node.left.end_col_offset + max(i, 0) if sym else off
+        elif isinstance(node, ast.Compare | ast.BoolOp | ast.IfExp):
+            # the first operator / keyword after the first operand
+            first = node.left if isinstance(node, ast.Compare) else (
+                node.values[0] if isinstance(node, ast.BoolOp) else node.body)
+            gap = self._bytes[first.end_col_offset:node.end_col_offset or len(self._bytes)]
+            j = len(gap) - len(gap.lstrip())
+            off = first.end_col_offset + j
         return self._col(max(off, 0))
 
     def fail(self, node, reason, note=""):
@@ -421,7 +430,15 @@ class _Walker:
             try:
                 sig.bind(*args, **kwargs)
             except TypeError as exc:
-                self.fail(node, f"{n}: {exc}; usage: {desc}")
+                where = node
+                m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+                if m:
+                    where = next((k for k in node.keywords if k.arg == m.group(1)), node)
+                elif "too many positional" in str(exc) and node.args:
+                    params = [q for q in sig.parameters.values()
+                              if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+                    where = node.args[min(len(params), len(node.args) - 1)]
+                self.fail(where, f"{n}: {exc}; usage: {desc}")
             nodes = dict(sig.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments)
         arg_nodes = dict(enumerate(node.args)) | {k.arg: k.value for k in node.keywords}
         self._check_argument_types(node, n, args, kwargs, arg_nodes)
@@ -433,6 +450,9 @@ class _Walker:
             # point at the argument the message names ("Parameter `rate` of ...")
             m = re.search(r"`(\w+)` of|: (\w+) must", str(exc))
             culprit = nodes.get(m.group(1) or m.group(2)) if m else None
+            if culprit is None:                   # else any argument the message names
+                culprit = next((v for k, v in nodes.items()
+                                if isinstance(k, str) and re.search(rf"\b{k}\b", str(exc))), None)
             if n == "pushforward" and "polynomial" in str(exc):
                 culprit = nodes.get("polynomial")
             self.fail(culprit if isinstance(culprit, ast.AST) else node, _prefixed(n, exc))
