@@ -158,6 +158,20 @@ def _feature_integrals(law, penalty, gamma_o, dps):
         return w * i1 + (1 - w) / lam, w * i2 + (1 - w) / lam ** 2
 
 
+def _checked_feature_integrals(law, penalty, gamma_o, dps, who):
+    """Validate the shared ridge/dof inputs; return ``(λ, dps, working digits, (∫ 1/(x+λ) dμ_feat,
+    ∫ 1/(x+λ)² dμ_feat))`` with ``log10(1/λ)`` extra digits for the small-``λ`` cancellation."""
+    _check_law(law, who)
+    lam = _real(penalty, who, "penalty", positive=True)
+    go = _real(gamma_o, who, "gamma_o", positive=True)
+    dps = _dps(dps, who)
+    _check_gram_law(law, who)
+    _check_gamma_o(law, go, who)
+    work = dps + _extra_digits(lam)
+    with mpmath.workdps(work + 10):
+        return lam, dps, work, _feature_integrals(law, lam, go, work)
+
+
 def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
     r"""Bias and noise parts of the ridge coefficient error, ``(∫ λ²/(x+λ)² dμ_feat,
     σ² ∫ x/(x+λ)² dμ_feat)``.
@@ -190,16 +204,9 @@ def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
     Dobriban & Wager 2018) written with the Cauchy transform.
     """
     who = "ridge_error"
-    _check_law(law, who)
-    lam = _real(penalty, who, "penalty", positive=True)
     sig = _real(noise, who, "noise", nonnegative=True)
-    go = _real(gamma_o, who, "gamma_o", positive=True)
-    dps = _dps(dps, who)
-    _check_gram_law(law, who)
-    _check_gamma_o(law, go, who)
-    work = dps + _extra_digits(lam)
+    lam, dps, work, (i1, i2) = _checked_feature_integrals(law, penalty, gamma_o, dps, who)
     with mpmath.workdps(work + 10):
-        i1, i2 = _feature_integrals(law, lam, go, work)
         bias = lam ** 2 * i2
         var = sig ** 2 * (i1 - lam * i2)          # x/(x+λ)² = 1/(x+λ) − λ/(x+λ)²
     with mpmath.workdps(dps):
@@ -226,16 +233,8 @@ def effective_dof(law, penalty, *, gamma_o=1, dps=None):
     Parameters and errors as :func:`ridge_error_terms` (no ``noise``); ``gamma_o``
     defaults to 1 (``d_O = n``).  Source: docs/theory.md §4.
     """
-    who = "effective_dof"
-    _check_law(law, who)
-    lam = _real(penalty, who, "penalty", positive=True)
-    go = _real(gamma_o, who, "gamma_o", positive=True)
-    dps = _dps(dps, who)
-    _check_gram_law(law, who)
-    _check_gamma_o(law, go, who)
-    work = dps + _extra_digits(lam)
+    lam, dps, work, (i1, _) = _checked_feature_integrals(law, penalty, gamma_o, dps, "effective_dof")
     with mpmath.workdps(work + 10):
-        i1, _ = _feature_integrals(law, lam, go, work)
         val = 1 - lam * i1
     with mpmath.workdps(dps):
         return +val
