@@ -280,6 +280,44 @@ class _Kernel:
         return _newton(A, g, self.tol, scale, maxit, atol)
 
 
+
+class _PoleKernel(_Kernel):
+    """The kernel of ``Q(H, z) = (z − a)^d · P(H/(z − a), z)``, whose roots are
+    ``H = (z − a)·G`` for the roots ``G`` of ``P(·, z)``.
+
+    Near a pole ``G ≈ m/(z − a)`` the linear predictor of a tracking step is poor for
+    ``G`` (its second-order error grows like ``1/(z − a)`` against a separation that
+    does not), so the steps shrink with the height and the path never reaches small
+    heights; ``H`` stays bounded (``H → m``) and the same steps stay long.  Used to
+    identify the mass of an atom (:meth:`AlgebraicCauchy.atoms`)."""
+
+    def __init__(self, base, a):
+        super().__init__(base.rows, base.drows, base.eps, base.I, base.exp, base.log)
+        self.a = a
+        self.is_mp = base.is_mp
+        self.sigma = base.sigma
+
+    def _scale(self, A, dA, z):
+        d = len(A) - 1
+        u = z - self.a
+        pw = [1 + 0 * u]
+        for _ in range(d):
+            pw.append(pw[-1] * u)
+        B = [A[k] * pw[d - k] for k in range(d + 1)]
+        if dA is None:
+            return B, None
+        dB = [dA[k] * pw[d - k] + ((d - k) * A[k] * pw[d - k - 1] if k < d else 0)
+              for k in range(d + 1)]
+        return B, dB
+
+    def ev(self, z):
+        A, dA = super().ev(z)
+        return self._scale(A, dA, z)
+
+    def values(self, z):
+        return self._scale(super().values(z), None, z)[0]
+
+
 # ---------------------------------------------------------------------------------------
 # fixed-point Newton polishing (Python integers, shared exponent)
 # ---------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ from ._quadrature import _Quadrature
 from ._rootkernel import (
     _H, _SERIES_TERMS, GUARD_DPS, MAX_GUARD_DPS, _bits, _check_dps, _density_from_fixed,
     _Fail, _from_flint_univariate, _infinity_data, _flint_sqf_part, _mpf, _num_real_polyroots,
-    _num_real_roots, _real_point, _select_factor, _separation, _sym_real_roots, _taylor,
+    _num_real_roots, _PoleKernel, _real_point, _select_factor, _separation, _sym_real_roots, _taylor,
     _to_flint, _to_mpf,
 )
 from .errors import FreeprobValueError, NotAvailable, PrecisionError
@@ -263,12 +263,15 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
     def _radius(self):
         """A bound on the modulus of every finite singular point (Fujiwara)."""
         def fn():
-            r = 0.0
+            # in mpmath: the coefficients of the discriminant can exceed the double range
+            # (the bound itself does not)
+            r = mpmath.mpf(0)
             for p in (self._disc(), self._lc()):
-                cs = [abs(complex(sp.N(c, 20))) for c in p.all_coeffs()]
+                cs = [abs(mpmath.mpmathify(sp.N(c, 20))) for c in p.all_coeffs()]
                 if len(cs) > 1 and cs[0]:
-                    r = max(r, 2 * max((cs[i] / cs[0]) ** (1.0 / i) for i in range(1, len(cs))))
-            return r
+                    r = max(r, 2 * max((cs[i] / cs[0]) ** (mpmath.mpf(1) / i)
+                                       for i in range(1, len(cs))))
+            return float(r)
         return self._memo("radius", fn)
 
     def _series(self):
@@ -885,6 +888,47 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 out.append(root)
         return out
 
+    def _pole_residue(self, an, prec, accept):
+        """First ``accept(est)`` that is not ``None``, over estimates ``est`` of
+        ``lim_{η→0} iη·G(a + iη)`` (the mass at ``a``) at heights
+        ``η = 2^{-12}·max(1, |a|)·16^{-j}``, ``j = 0, …, 11``; raises
+        :class:`PrecisionError` when none is accepted.
+
+        The root followed from far up is ``H = (z − a)·G`` (:class:`_PoleKernel`), which
+        stays bounded at a pole of ``G``; continued in doubles first, in mpmath at
+        ``prec`` bits (and twice that) where doubles cannot separate the roots."""
+        eta0 = mpmath.mpf(2) ** -12 * max(1, abs(an))
+        done = 0
+        for tier in ("float", prec, 2 * prec):
+            with mpmath.workprec(tier if tier != "float" else prec):
+                if tier == "float":
+                    base, x, mk = self._fkernel(), float(an), float
+                else:
+                    base, x, mk = self._mkernel(tier), mpmath.mpf(an), mpmath.mpf
+                K = _PoleKernel(base, x)
+                try:
+                    Y, g, rho = self._start(base, x)
+                    # the same branch, scaled: the roots of Q are (z − a)·(roots of P)
+                    h = g * K.I * Y
+                    rho = rho * Y
+                    t = K.log(Y)
+                    for j in range(12):
+                        ty = K.log(mk(eta0 / 16 ** j))
+                        if ty < t:
+                            _, h, rho = self._track(
+                                K, lambda s: x + K.I * K.exp(s), t, ty, h, rho, h0=-1)
+                            t = ty
+                        if j >= done:
+                            done = j + 1
+                            out = accept(mpmath.mpc(h))
+                            if out is not None:
+                                return out
+                except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                    continue
+                if done >= 12:
+                    break
+        raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {an}")
+
     def _atom_mass(self, a, f, qexpr, dps):
         prec = _bits(dps + 20)
         with mpmath.workprec(prec):
@@ -914,24 +958,21 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
             cn = [mpmath.mpf(_to_mpf(c, prec)) if isinstance(c, sp.Basic) else c for c in cands]
             allc = cn + [mpmath.mpf(0)]
             gap = min([abs(u - v) for i, u in enumerate(allc) for v in allc[i + 1:]] + [mpmath.mpf(1)])
-            eta = mpmath.mpf(2) ** -12 * max(1, abs(an))
-            for _ in range(12):
-                # the full G (not through the continuous part: that needs the atoms)
-                est = mpmath.mpc(0, eta) * self._cauchy_complex(
-                    _real_point(an, "atoms"), _real_point(eta, "atoms"), 12)
+
+            def accept(est):
                 best = min(range(len(allc)), key=lambda i: abs(allc[i] - est))
-                if abs(allc[best] - est) <= gap / 4:
-                    if best == len(cn):
-                        return None
-                    m = cands[best]
-                    if cn[best] <= 0:
-                        return None
-                    if isinstance(m, sp.Basic):
-                        return m
-                    with mpmath.workdps(dps):
-                        return +m
-                eta = eta / 16
-            raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a}")
+                if abs(allc[best] - est) > gap / 4:
+                    return None
+                return (best,)
+
+            best, = self._pole_residue(an, prec, accept)
+            if best == len(cn) or cn[best] <= 0:
+                return None
+            m = cands[best]
+            if isinstance(m, sp.Basic):
+                return m
+            with mpmath.workdps(dps):
+                return +m
 
     # -- distribution function and quantiles -------------------------------------------
     def moments(self, k, *, dps=15):

@@ -234,6 +234,16 @@ def test_support(capsys):
     assert "atoms:" in out and "at 0: mass 2/3" in out and "CRootOf" in out
 
 
+
+def test_support_of_an_atom_on_a_support_edge(capsys):
+    # used to hang: G has a pole at the edge x = 2 where both branches have residue 2/3
+    status, out, _ = run(capsys, "support", "mixture([Semicircle(0,1), Dirac(2)], [1/3, 2/3])",
+                         "--format", "json")
+    rec = json.loads(out)
+    assert status == 0
+    assert rec["intervals"] == [["-2", "2"]]
+    assert rec["atoms"] == [["2", "2/3"]]
+
 def test_grid():
     assert parse_grid("-1:1:5") == [-1, R(-1, 2), 0, R(1, 2), 1]
     assert parse_grid("0:sqrt(2):2") == [0, sp.sqrt(2)]

@@ -5,8 +5,10 @@ import sympy as sp
 
 import freeprob as fp
 from freeprob.errors import FreeprobValueError
+from freeprob.numeric import AlgebraicCauchy
 
 t = sp.Symbol("t")
+R = sp.Rational
 
 
 def test_subs_never_evaluates_strings():
@@ -70,3 +72,30 @@ def test_free_mul_accepts_a_nonpositive_factor():
 def test_bad_input_gives_freeprob_value_error(bad):
     with pytest.raises(FreeprobValueError):
         bad()
+
+
+@pytest.mark.parametrize("edge,mass", [(2, R(2, 3)), (-2, R(1, 2))])
+def test_atom_exactly_on_a_support_edge(edge, mass):
+    # G = (1−m)·G_sc + m/(z − a) with a = ±2: a pole on the square-root edge (the mass
+    # identification used to track G itself down to a + iη and never finished)
+    law = fp.mixture([fp.Semicircle(0, 1), fp.Dirac(edge)], [1 - mass, mass])
+    assert law.atoms() == ((edge, mass),)
+    assert law.support() == ((-2, 2),)
+    # independent route: quadrature of density + atom against the exact moments
+    quad = AlgebraicCauchy(law.cauchy_equation()).moments(4, dps=12)
+    exact = law.moments(4)
+    with mpmath.workdps(20):
+        for q, e in zip(quad, exact):
+            assert abs(q - mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q) < 1e-10
+
+
+def test_atom_of_a_law_whose_discriminant_overflows_doubles():
+    # (d_K, d_V) = (64, 192), n = 512 at θ1 = 1, θ2 = κ(1.5) rounded: the discriminant's
+    # coefficients exceed 1e308, the Fujiwara radius came out infinite and every atom
+    # search failed.  Rank: mass 1 − d_V/n = 5/8 at 0 (docs/theory.md §2).
+    from freeprob.attention import Architecture, mean_normalized, output_law, theta1, theta2
+    law = output_law(Architecture.from_dimensions(n=512, heads=1, d_k=64, d_v=192, d_o=512))
+    law = mean_normalized(law.subs({theta1: 1, theta2: R("0.265088363184")}))
+    assert law.atoms() == ((0, R(5, 8)),)
+    lo, hi = law.support()[0]
+    assert 0 < float(lo) < float(hi)

@@ -117,17 +117,8 @@ def _check_allocation(n, heads, d_qk, d_v, who):
 
 @functools.lru_cache(maxsize=4096)
 def _error_kappa_route(n, heads, d_qk, d_v, beta_text, penalty, noise):
-    k = kappa(beta_text)
-    last = None
-    # a few roundings of κ: the engine's atom search can fail to certify at an unlucky
-    # rational (seen at κ = 0.265088363184, (64, 192)); the rounding error is < 1e-13
-    for digits in (16, 15, 17, 14):
-        try:
-            law = _kappa_law(n, heads, d_qk // heads, d_v // heads, mpmath.nstr(k, digits))
-            return float(ridge_error(law, penalty, noise, gamma_o=1, dps=DPS))
-        except PrecisionError as exc:
-            last = exc
-    raise last
+    law = _kappa_law(n, heads, d_qk // heads, d_v // heads, mpmath.nstr(kappa(beta_text), 16))
+    return float(ridge_error(law, penalty, noise, gamma_o=1, dps=DPS))
 
 
 def error_kappa_route(n, heads, d_qk, d_v, beta, penalty=RIDGE_PENALTY, noise=RIDGE_NOISE):
