@@ -24,6 +24,7 @@ import sympy as sp
 from . import families as fam
 from . import operations as ops
 from .cli_laws import LAW_COMMANDS, add_law_commands, run_law_command
+from .cli_sweep import add_sweep_command, run_sweep_command
 from .errors import FreeprobValueError, PrecisionError
 
 __all__ = ["main", "PRESET_LAWS"]
@@ -89,6 +90,16 @@ _positive_int = _int_at_least(1, "positive")
 _order = _int_at_least(0, "non-negative")
 
 
+def _size_list(text):
+    """One token count ≥ 2 or a comma-separated list of them."""
+    parse = _int_at_least(2, "≥ 2")
+    items = [t.strip() for t in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"expected an integer ≥ 2 or a comma-separated list of them; got {text!r}")
+    sizes = tuple(parse(t) for t in items)
+    return sizes[0] if len(sizes) == 1 else sizes
+
+
 def _csv_list(text):
     items = tuple(t.strip() for t in text.split(",") if t.strip())
     if not items:
@@ -120,8 +131,10 @@ def _add_verify(sub):
         "verify",
         help="check the attention laws against finite-n softmax attention at public-model widths",
         description="Softmax multi-head attention at public-model widths, its Gaussian equivalent and the "
-                    "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). Writes CSV/JSON, "
-                    "a text table and figures to --out; an interrupted run resumes.",
+                    "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). A sweep over "
+                    "configurations × n × β × seeds, run in this process, on local Dask workers or on a Dask "
+                    "cluster; every finished cell goes to the SQLite store named by --out (with CSV/JSON, a "
+                    "text table and figures); an interrupted run resumes.",
         epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
                "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
                "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
@@ -132,13 +145,15 @@ def _add_verify(sub):
                         "output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")
-    p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None,
-                   help="tokens for every configuration (default: nominal n capped at --max-n)")
+    p.add_argument("--n", type=_size_list, default=None,
+                   help="tokens for every configuration, or a comma-separated list to sweep sizes "
+                        "(default: nominal n capped at --max-n)")
     p.add_argument("--max-n", type=_int_at_least(2, "≥ 2"), default=None,
                    help=f"cap on the nominal n (default {DEFAULT_MAX_N}; --quick {QUICK_MAX_N})")
     p.add_argument("--widths", choices=("scaled", "real"), default="scaled",
                    help="reach a smaller n by scaling all widths (default) or keep the model's widths")
-    p.add_argument("--beta", default="1", help="inverse temperature β (exact decimal; default 1)")
+    p.add_argument("--beta", default="1", help="inverse temperature β (exact decimal; default 1), or a "
+                                               "comma-separated list to sweep temperatures (0.5,1,1.5)")
     p.add_argument("--seeds", type=_positive_int, default=None,
                    help=f"initialisations per configuration (default 10; --quick {QUICK_SEEDS})")
     p.add_argument("--base-seed", type=_order, default=2026, help="seed of the run (default 2026)")
@@ -153,8 +168,14 @@ def _add_verify(sub):
                    help="draw GE independently of softmax (default: same Q, K, V, W_O)")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
-    p.add_argument("--out", default=None, help="output directory (default ./freeprob-verify, "
-                                               "--quick ./freeprob-verify-quick)")
+    p.add_argument("--out", default=None,
+                   help="the result store: a .sqlite/.db file (reports go to the same path without the "
+                        "suffix) or a directory holding results.sqlite and the reports (default "
+                        "./freeprob-verify, --quick ./freeprob-verify-quick)")
+    p.add_argument("--workers", type=_int_at_least(1, "≥ 1"), default=None,
+                   help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--points", type=_int_at_least(50, "≥ 50"), default=None,
@@ -176,9 +197,12 @@ def verify_command(args, out=None) -> int:
     kw["seeds"] = args.seeds or (QUICK_SEEDS if args.quick else 10)
     kw["points"] = args.points or (400 if args.quick else 1000)
     if args.out is not None and not args.out.strip():
-        raise FreeprobValueError("--out must name a directory; got an empty string")
+        raise FreeprobValueError("--out must name a .sqlite file or a directory; got an empty string")
     kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
-    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout)
+    if args.workers is not None and args.scheduler is not None:
+        raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
+    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout,
+                 workers=args.workers, scheduler=args.scheduler)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
@@ -191,7 +215,10 @@ def _add_readout(sub):
         description="Run one of the paper's readout comparisons (or all): the prediction from the exact "
                     "laws next to finite-n softmax features (mean ± 95% interval over initialisations) and "
                     "the paper's figure. Prints the table and writes NAME.txt, NAME.json and NAME.png to "
-                    "--out; a finished comparison with the same settings is not recomputed (--force does).",
+                    "--out; a finished comparison with the same settings is not recomputed (--force does). "
+                    "Every measured initialisation is a sweep cell stored in --out/results.sqlite as it "
+                    "finishes (in this process, on --workers local Dask processes or on a --scheduler "
+                    "cluster), so an interrupted comparison resumes.",
         epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
                + ". example: freeprob readout list",
     )
@@ -201,29 +228,50 @@ def _add_readout(sub):
     p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None, help="tokens (default: per comparison)")
     p.add_argument("--seeds", type=_int_at_least(2, "≥ 2"), default=None,
                    help="initialisations (default: per comparison)")
-    p.add_argument("--out", default="freeprob-readout", help="output directory (default ./freeprob-readout)")
+    p.add_argument("--out", default="freeprob-readout",
+                   help="output directory: NAME.txt/.json/.png and results.sqlite, the store of every measured "
+                        "initialisation (default ./freeprob-readout)")
     p.add_argument("--no-figure", action="store_true", help="skip the figure")
-    p.add_argument("--force", action="store_true", help="recompute even if a finished result is stored")
+    p.add_argument("--force", action="store_true",
+                   help="recompute the comparison even if a finished result is stored (measured initialisations "
+                        "already in results.sqlite are still reused)")
+    p.add_argument("--workers", type=_int_at_least(1, "≥ 1"), default=None,
+                   help="local Dask worker processes (default 1, in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
 
 
 def readout_command(args, out=None) -> int:
     """Run ``freeprob readout``: each comparison's table to ``out`` (stdout) and its files to
-    ``--out`` as soon as it finishes; stored results with the same settings are reused."""
+    ``--out`` as soon as it finishes; stored results with the same settings are reused.  The
+    measured initialisations run as sweep cells (this process, ``--workers`` local Dask
+    processes or a ``--scheduler`` cluster), each stored in ``--out/results.sqlite`` as it
+    finishes, so an interrupted comparison resumes without recomputing them."""
+    import contextlib
     import json
     from pathlib import Path
 
     from .comparisons import COMPARISONS, run_comparison
+    from .store import DB_SUFFIXES, ResultStore, StoreError, store_path
+    from .sweep import Executor, SchedulerError
 
     out = out if out is not None else sys.stdout
     if args.name == "list":
         for k, (_, d) in COMPARISONS.items():
             print(f"{k:18s} {d}", file=out)
         return 0
+    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
+    if workers is not None and scheduler is not None:
+        raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
     if not args.out.strip():
-        raise FreeprobValueError("--out must name a directory; got an empty string")
+        raise FreeprobValueError("--out must name a directory (it holds the reports and results.sqlite); "
+                                 "got an empty string")
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
         raise FreeprobValueError(f"--out {args.out!r} is a file; it must name a directory")
+    if outdir.suffix.lower() in DB_SUFFIXES and not outdir.is_dir():
+        raise FreeprobValueError(f"--out {args.out!r} looks like a database file; for readout it names a "
+                                 "directory (the store is written to DIR/results.sqlite)")
     try:                                          # fail before computing, not after
         outdir.mkdir(parents=True, exist_ok=True)
         probe = outdir / ".freeprob-write-test"
@@ -234,34 +282,52 @@ def readout_command(args, out=None) -> int:
     settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
     names = list(COMPARISONS) if args.name == "all" else [args.name]
     failed = []
-    for name in names:
-        stored = outdir / f"{name}.json"
-        figure_ok = args.no_figure or (outdir / f"{name}.png").exists()
-        if stored.exists() and figure_ok and not args.force:
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(ResultStore(store_path(outdir)))      # a bad store fails here
+        executor = None
+        for name in names:
+            stored = outdir / f"{name}.json"
+            figure_ok = args.no_figure or (outdir / f"{name}.png").exists()
+            if stored.exists() and figure_ok and not args.force:
+                try:
+                    rec = json.loads(stored.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    rec = {}
+                if rec.get("data", {}).get("settings") == settings and (outdir / f"{name}.txt").exists():
+                    print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
+                    print(f"(stored result {stored}; --force recomputes)\n", file=out)
+                    continue
+            if executor is None:                  # started once, for the first comparison that runs
+                executor = stack.enter_context(Executor(workers=workers if workers is not None or scheduler
+                                                        else 1, scheduler=scheduler))
+                print(f"readout: measured cells run in {executor.description}; stored in {store.path}",
+                      file=sys.stderr, flush=True)
             try:
-                rec = json.loads(stored.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                rec = {}
-            if rec.get("data", {}).get("settings") == settings and (outdir / f"{name}.txt").exists():
-                print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
-                print(f"(stored result {stored}; --force recomputes)\n", file=out)
+                comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
+                                      executor=executor,
+                                      progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+            except (StoreError, SchedulerError):
+                raise
+            except KeyboardInterrupt:
+                print(f"freeprob: readout {name}: interrupted; its finished cells are stored in {store.path} and "
+                      "a rerun resumes", file=sys.stderr, flush=True)
+                raise
+            except FreeprobValueError as exc:
+                if len(names) == 1:
+                    raise FreeprobValueError(f"readout {name}: {exc}") from None
+                print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
+                failed.append(name)
                 continue
-        try:
-            comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds,
-                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True))
-        except FreeprobValueError as exc:
-            if len(names) == 1:
-                raise FreeprobValueError(f"readout {name}: {exc}") from None
-            print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
-            failed.append(name)
-            continue
-        comp.data["settings"] = settings
-        if args.no_figure:
-            comp.plot = None
-            (outdir / f"{name}.png").unlink(missing_ok=True)      # no stale figure of another run
-        paths = comp.write(outdir)
-        print(comp.table(), file=out)
-        print("wrote " + ", ".join(str(p) for p in paths) + "\n", file=out, flush=True)
+            comp.data["settings"] = settings
+            if args.no_figure:
+                comp.plot = None
+                (outdir / f"{name}.png").unlink(missing_ok=True)      # no stale figure of another run
+            paths = comp.write(outdir)
+            print(comp.table(), file=out)
+            sw = comp.sweep
+            print("wrote " + ", ".join(str(p) for p in paths), file=out)
+            print(f"cells: {sw['computed']} computed, {sw['resumed']} already stored (sweep {sw['name']} in "
+                  f"{sw['store']})\n", file=out, flush=True)
     if failed:
         print(f"freeprob: readout: {len(failed)} of {len(names)} comparisons refused the settings: "
               f"{', '.join(failed)}", file=sys.stderr)
@@ -278,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _add_verify(sub)
     _add_readout(sub)
+    add_sweep_command(sub)
     add_law_commands(sub)
     p = sub.add_parser(
         "table",
@@ -305,14 +372,16 @@ def main(argv=None) -> int:
             return verify_command(args)
         if args.command == "readout":
             return readout_command(args)
+        if args.command == "sweep":
+            return run_sweep_command(args)
         if args.command in LAW_COMMANDS:
             return run_law_command(args)
         else:
             table(args.law, args.order, args.dps)
     except KeyboardInterrupt:
-        print("freeprob: interrupted" + ("; finished cells are kept and a rerun resumes" if args.command == "verify"
-                                         else "; finished comparisons are kept in --out"
-                                         if args.command == "readout" else ""), file=sys.stderr)
+        if args.command != "readout":      # readout_command names the comparison and its store itself
+            print("freeprob: interrupted" + ("; finished cells are kept and a rerun resumes"
+                                             if args.command == "verify" else ""), file=sys.stderr)
         return 130
     except OSError as exc:
         kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else

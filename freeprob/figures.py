@@ -78,9 +78,10 @@ def qq_panel(ax, softmax, ge, law, title=""):
     ax.tick_params(labelsize=7)
 
 
-def verify_figures(cells, settings, theory, out):
-    r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object of a
-    verify run; returns the list of written paths (relative to ``out``)."""
+def verify_figures(cells, settings, theory, store, out):
+    r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object (and
+    first β) of a verify run from the spectra in ``store``; returns the list of written
+    paths (relative to ``out``, the report directory)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -89,21 +90,22 @@ def verify_figures(cells, settings, theory, out):
     from .verify import _cell_key, _theory_key
 
     obj = settings.objects[0]
+    beta = settings.betas_exact[0]
     panels = []
     for cell in cells:
         sm, ge = [], []
         for seed in range(settings.seeds):
-            path = out / "spectra" / f"{_cell_key(cell, settings, seed)}.npz"
-            if path.exists():
-                with np.load(path) as z:
-                    sm.append(z[f"softmax/{obj}"])
-                    ge.append(z[f"ge/{obj}"])
+            key = _cell_key(cell, settings, beta, seed)
+            a, b = store.array(key, f"softmax/{obj}"), store.array(key, f"ge/{obj}")
+            if a is not None and b is not None:
+                sm.append(a)
+                ge.append(b)
         if not sm:
             continue
-        tdata = theory.get(_theory_key(cell, settings, obj))
+        tdata = theory.get(_theory_key(cell, beta, obj, settings.points))
         law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
                if tdata and "error" not in tdata else None)
-        title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={settings.beta_exact}"
+        title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={beta}"
         panels.append((title, sm, ge, law))
     written = []
     if not panels:

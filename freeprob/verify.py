@@ -12,10 +12,12 @@ Source: Hayase & Karakida (2026), §5.1 and Table 2 (softmax–GE mean relative 
 ``n ≤ d``, fixed inputs, fan-in Gaussian weights, all ``n`` eigenvalues including the
 largest); docs/theory.md §5 (our metric definitions, since the paper's are not stated).
 
-Results are written as they are computed to ``out/`` (one line per finished cell in
-``cells.jsonl``, its spectra in ``spectra/``, tabulated laws in ``theory/``) so that an
-interrupted run resumes where it stopped: a cell whose spectra file exists is not
-recomputed.
+A run is a sweep (:mod:`freeprob.sweep`) over configurations × sizes ``n`` × temperatures
+``β`` × seeds, executed in this process, on a local Dask cluster or on an existing one.
+Every cell (one initialisation of one configuration at one ``n`` and ``β``) is written
+the moment it finishes to the SQLite store (:mod:`freeprob.store`; ``--out``): its
+spectra and one row per quantity, with the code version and the time; tabulated laws
+too.  An interrupted run resumes where it stopped: stored cells are never recomputed.
 """
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ import csv
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
@@ -37,7 +38,9 @@ from .compare import TabulatedLaw, law_distances, relative_moment_errors, two_sa
 from .configs import DEFAULT_CONFIGS, Cell, model_config, parse_scheme
 from .errors import FreeprobValueError
 from .readout_sampled import mean_interval
-from .sampler import OBJECTS, draw_weights, spectra
+from .sampler import draw_weights, spectra
+from .store import ResultStore, store_path
+from .sweep import Executor, SweepCell, cell_seed, run_cells
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table", "PAPER_RANGE",
            "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N"]
@@ -56,7 +59,7 @@ QUICK_MAX_N, QUICK_SEEDS = 256, 2
 OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
                "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
                "out_full": "output_law"}
-_FORMAT = 1          # bump when a stored cell would mean something else
+_FORMAT = 2          # bump when a stored cell would mean something else
 
 
 def _parse_beta(beta):
@@ -83,18 +86,22 @@ class VerifySettings:
     configs : sequence of str
         Names from :data:`freeprob.configs.MODEL_CONFIGS` or custom specs
         ``"name:d=..,heads=..,d_head=.."``; default the seven public configurations.
-    n : int, optional
-        Tokens for every configuration (default: nominal ``n`` capped at ``max_n``).
+    n : int or sequence of int, optional
+        Tokens for every configuration (default: nominal ``n`` capped at ``max_n``); a
+        sequence sweeps the sizes (``"512,1024"`` from the command line).
     max_n : int
         Cap on the nominal ``n`` when ``n`` is not given (default 1024).
     widths : {"scaled", "real"}
         How a smaller ``n`` is reached (:meth:`freeprob.configs.ModelConfig.dimensions`).
-    beta : number
-        Softmax inverse temperature (exact: ``"0.5"`` is 1/2); default 1.
+    beta : number or sequence of numbers
+        Softmax inverse temperature (exact: ``"0.5"`` is 1/2); default 1.  A sequence (or
+        a comma-separated string ``"0.5,1"``) sweeps the temperatures.
     seeds : int
         Independent initialisations per configuration (default 10).
     base_seed : int
-        Seed of the run; initialisation ``i`` uses ``numpy.random.default_rng([base_seed, i])``.
+        Seed of the sweep; initialisation ``i`` of a cell uses
+        ``numpy.random.default_rng(cell_seed(base_seed, "config/dims/β/i"))``
+        (:func:`freeprob.sweep.cell_seed`), independent of scheduling.
     schemes : sequence of str, optional
         Run every configuration under these sharing schemes (``independent``, ``gqa:G``,
         ``mqa``, ``shared_keys``, ``tied``) instead of its own.
@@ -110,7 +117,9 @@ class VerifySettings:
         Distribution of the value and output weights (:func:`freeprob.sampler.draw_weights`;
         the laws cover i.i.d. weights of the same variance, not Haar-orthogonal ones).
     out : path
-        Output directory.
+        The result store: a ``.sqlite``/``.db`` file, or a directory that holds
+        ``results.sqlite`` (:func:`freeprob.store.store_path`); the reports (table,
+        CSV/JSON summaries, figures) go to :attr:`report_dir`.
     figures : bool
     points : int
         Density evaluations per support interval of each tabulated law.
@@ -137,6 +146,8 @@ class VerifySettings:
     figures: bool = True
     points: int = 1000
     beta_exact: Fraction = field(init=False, repr=False)
+    betas_exact: tuple = field(init=False, repr=False)
+    sizes: tuple | None = field(init=False, repr=False)
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
@@ -149,8 +160,22 @@ class VerifySettings:
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
                 raise FreeprobValueError(f"{key} must be an integer ≥ {minimum}; got {v!r}")
-        if self.n is not None and (isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 2):
-            raise FreeprobValueError(f"n must be an integer ≥ 2; got {self.n!r}")
+        sizes = None
+        if self.n is not None:
+            raw = self.n
+            if isinstance(raw, str):
+                try:
+                    raw = [int(x) for x in raw.split(",")]
+                except ValueError:
+                    raise FreeprobValueError(f"n must be an integer ≥ 2 or a comma-separated list of them; "
+                                             f"got {self.n!r}") from None
+            sizes = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
+            if not sizes or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in sizes):
+                raise FreeprobValueError(f"n must be an integer ≥ 2 or a list of them; got {self.n!r}")
+            if len(set(sizes)) != len(sizes):
+                raise FreeprobValueError(f"n lists a size twice: {self.n!r}")
+            set_("n", sizes[0] if len(sizes) == 1 else sizes)
+        set_("sizes", sizes)
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int) or self.base_seed < 0:
             raise FreeprobValueError(f"base_seed must be an integer ≥ 0; got {self.base_seed!r}")
         if not isinstance(self.coupled, bool) or not isinstance(self.refinements, bool):
@@ -172,8 +197,30 @@ class VerifySettings:
             for s in sch:
                 parse_scheme(s)
             set_("schemes", sch)
-        set_("beta_exact", _parse_beta(self.beta))
+        raw = self.beta.split(",") if isinstance(self.beta, str) else self.beta
+        raw = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
+        if not raw:
+            raise FreeprobValueError(f"beta: give at least one temperature; got {self.beta!r}")
+        betas = tuple(_parse_beta(b) for b in raw)
+        if len(set(betas)) != len(betas):
+            raise FreeprobValueError(f"beta lists a temperature twice: {self.beta!r}")
+        set_("betas_exact", betas)
+        set_("beta_exact", betas[0])
+        if self.out is None or not str(self.out).strip():
+            raise FreeprobValueError("out must name the result store (a .sqlite file or a directory)")
         set_("out", Path(self.out))
+
+    @property
+    def store_path(self) -> Path:
+        """The SQLite file of the run (:func:`freeprob.store.store_path` of ``out``)."""
+        return store_path(self.out)
+
+    @property
+    def report_dir(self) -> Path:
+        """Where the table, summaries and figures go: ``out`` when it is a directory,
+        else the database path without its suffix (``runs/v.sqlite`` → ``runs/v/``)."""
+        sp_ = self.store_path
+        return self.out if sp_ != self.out else sp_.with_suffix("")
 
 
 def plan_cells(settings: VerifySettings) -> list[Cell]:
@@ -192,32 +239,31 @@ def plan_cells(settings: VerifySettings) -> list[Cell]:
         if settings.schemes is not None:
             variants = [base.with_scheme(*parse_scheme(s)) for s in settings.schemes]
         for cfg in variants:
-            n = settings.n if settings.n is not None else (
-                cfg.scaled_n(settings.max_n) if settings.widths == "scaled" else min(cfg.n, settings.max_n))
-            if settings.widths == "scaled" and settings.n is not None and n > cfg.n:
-                raise FreeprobValueError(
-                    f"{cfg.name}: n={n} exceeds its nominal n={cfg.n}; scaled widths only scale down "
-                    "(use --widths real for n ≤ d at the model's own widths)")
-            cells.append(Cell(cfg, cfg.dimensions(n, widths=settings.widths), settings.widths))
+            default = (cfg.scaled_n(settings.max_n) if settings.widths == "scaled" else min(cfg.n, settings.max_n))
+            for n in settings.sizes or (default,):
+                if settings.widths == "scaled" and settings.sizes is not None and n > cfg.n:
+                    raise FreeprobValueError(
+                        f"{cfg.name}: n={n} exceeds its nominal n={cfg.n}; scaled widths only scale down "
+                        "(use --widths real for n ≤ d at the model's own widths)")
+                cells.append(Cell(cfg, cfg.dimensions(n, widths=settings.widths), settings.widths))
     return cells
 
 
 # ---------------------------------------------------------------------- storage
 
-def _check_writable(out: Path):
-    if out.exists() and not out.is_dir():
-        raise FreeprobValueError(f"the output path {str(out)!r} exists and is not a directory; choose another "
-                                 "with --out")
+def _check_writable(directory: Path):
+    if directory.exists() and not directory.is_dir():
+        raise FreeprobValueError(f"the report path {str(directory)!r} exists and is not a directory; choose "
+                                 "another --out")
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        for sub in ("spectra", "theory", "figures"):
-            (out / sub).mkdir(exist_ok=True)
-        probe = out / ".freeprob-write-test"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "figures").mkdir(exist_ok=True)
+        probe = directory / ".freeprob-write-test"
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:
         raise FreeprobValueError(
-            f"cannot write to the output directory {str(out)!r} ({exc.strerror or exc}); "
+            f"cannot write to the output directory {str(directory)!r} ({exc.strerror or exc}); "
             "choose another with --out") from None
 
 
@@ -242,242 +288,190 @@ def _models(settings):
     return ("softmax", "ge", "ge2", "ge+kn") if settings.refinements else ("softmax", "ge")
 
 
-def _cell_key(cell, settings, seed):
+def _seed_identity(cell, beta, seed):
+    """What a cell's random draws depend on (with the sweep seed): configuration,
+    dimensions, β and the initialisation index — not the objects or models reported."""
+    return json.dumps(dict(config=cell.config.name, dims=_dims_dict(cell.dims), beta=str(beta), seed=seed),
+                      sort_keys=True)
+
+
+def _cell_key(cell, settings, beta, seed):
     payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
-                              beta=str(settings.beta_exact), seed=[settings.base_seed, seed],
+                              beta=str(beta), seed=[settings.base_seed, seed],
                               objects=list(settings.objects), models=list(_models(settings)),
                               coupled=settings.coupled, weights=settings.weights),
                          sort_keys=True)
     safe = cell.config.name.replace("/", "_").replace(":", "_")
-    return f"{safe}-n{cell.dims.n}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
+    return f"{safe}-n{cell.dims.n}-b{beta}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
 
 
-def _theory_key(cell, settings, obj):
+def _theory_key(cell, beta, obj, points):
     payload = json.dumps(dict(v=_FORMAT, dims=_dims_dict(cell.dims) | {"d": None},
-                              beta=str(settings.beta_exact), obj=obj, points=settings.points),
+                              beta=str(beta), obj=obj, points=points),
                          sort_keys=True)
-    return f"{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
+    return f"theory-{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
+
+
+def _sweep_name(settings):
+    d = _settings_dict(settings)
+    for k in ("out", "figures", "seeds"):
+        d.pop(k, None)
+    return "verify-" + hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:10], d
 
 
 # ---------------------------------------------------------------------- one cell
 
-def _sample_cell(cell, settings, seed):
-    """Eigenvalues of every (model, object) of one initialisation; float64 arrays."""
-    rng = np.random.default_rng([settings.base_seed, seed])
-    beta = float(settings.beta_exact)
-    objs = settings.objects
-    kinds = dict(value_weights=settings.weights, output_weights=settings.weights)
+def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
+    """Worker: eigenvalues of every (model, object) of one initialisation (float64 arrays)
+    and the quantities that need no exact law."""
+    rng = np.random.default_rng(entropy)
+    b = float(Fraction(beta))
+    kinds = dict(value_weights=weights, output_weights=weights)
     # GE first after softmax: its noise is then the same draw as in a run without refinements
-    base = ("softmax", "ge", "ge2") if settings.refinements else ("softmax", "ge")
-    if not settings.coupled:
-        return {f"{m}/{o}": v for (m, o), v in spectra(cell.dims, beta, rng=rng, models=base, objects=objs,
+    base = ("softmax", "ge", "ge2") if refinements else ("softmax", "ge")
+    if not coupled:
+        eig = {f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base, objects=objects,
                                                       coupled=False, **kinds).items()}
-    w = draw_weights(cell.dims, rng=rng, **kinds)
-    res = {f"{m}/{o}": v for (m, o), v in spectra(cell.dims, beta, rng=rng, models=base, objects=objs,
-                                                  weights=w).items()}
-    if settings.refinements:
-        kn = spectra(cell.dims, beta, rng=rng, models=("ge",), objects=objs, weights=w, key_norm_term=True)
-        res.update({f"ge+kn/{o}": v for (_, o), v in kn.items()})
-    return res
-
-
-def _ignore_sigint():
-    """Theory workers leave Ctrl-C to the main process (which keeps finished cells)."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    else:
+        w = draw_weights(dims, rng=rng, **kinds)
+        eig = {f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base, objects=objects,
+                                                      weights=w).items()}
+        if refinements:
+            kn = spectra(dims, b, rng=rng, models=("ge",), objects=objects, weights=w, key_norm_term=True)
+            eig.update({f"ge+kn/{o}": v for (_, o), v in kn.items()})
+    models = ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
+    q = {}
+    for o in objects:
+        sm = eig[f"softmax/{o}"]
+        q[f"{o}/top_softmax"] = float(sm[-1])
+        for m in models[1:]:
+            tag = {"ge": "sm_ge", "ge2": "sm_ge2", "ge+kn": "sm_gekn"}[m]
+            dd = two_sample_distances(sm, eig[f"{m}/{o}"])
+            q[f"{o}/{tag}_relW1"], q[f"{o}/{tag}_KS"] = dd["relW1"], dd["KS"]
+            q[f"{o}/top_{m}"] = float(eig[f"{m}/{o}"][-1])
+    return dict(quantities=q, arrays=eig)
 
 
 def _theory_job(dims, beta, obj, points):
-    """Worker: tabulate the law of ``obj`` for ``dims`` (runs in a separate process)."""
+    """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text)."""
     from . import attention
-    try:
-        arch = attention.Architecture.from_dimensions(
-            n=dims["n"], heads=dims["heads"], d_k=dims["d_k"], d_v=dims["d_v"], d_o=dims["d_o"],
-            beta=beta, scheme=dims["scheme"], kv_groups=dims["kv_groups"])
-        law = getattr(attention, OBJECT_LAWS[obj])(arch)
-        data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
-        if obj == "out_full":     # bulk = output law; the top eigenvalue is the common-row spike
-            data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
-        return data
-    except Exception as exc:    # reported in the table, never silently dropped
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    arch = attention.Architecture.from_dimensions(
+        n=dims["n"], heads=dims["heads"], d_k=dims["d_k"], d_v=dims["d_v"], d_o=dims["d_o"],
+        beta=beta, scheme=dims["scheme"], kv_groups=dims["kv_groups"])
+    law = getattr(attention, OBJECT_LAWS[obj])(arch)
+    data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
+    if obj == "out_full":     # bulk = output law; the top eigenvalue is the common-row spike
+        data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
+    return data
+
+
+def plan_sweep(settings: VerifySettings) -> list[SweepCell]:
+    r"""The sweep of a run: one object cell per distinct (dimensions, β, object) — the
+    tabulated exact law — and one cell per (configuration, n, β, seed).
+
+    Raises
+    ------
+    FreeprobValueError
+        As :func:`plan_cells`.
+    """
+    out, seen = [], set()
+    cells = plan_cells(settings)
+    for cell in cells:
+        for beta in settings.betas_exact:
+            for obj in settings.objects:
+                key = _theory_key(cell, beta, obj, settings.points)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(SweepCell(key=key, params=dict(config=cell.config.name, n=cell.dims.n,
+                                                              beta=str(beta), object=obj,
+                                                              object_kind="tabulated law"),
+                                         fn=_theory_job, kwargs=dict(dims=_dims_dict(cell.dims), beta=str(beta),
+                                                                     obj=obj, points=settings.points),
+                                         kind="object", priority=10))
+    for cell in cells:
+        for beta in settings.betas_exact:
+            for seed in range(settings.seeds):
+                out.append(SweepCell(
+                    key=_cell_key(cell, settings, beta, seed),
+                    params=dict(config=cell.config.name, n=cell.dims.n, beta=str(beta), seed=seed,
+                                dims=_dims_dict(cell.dims)),
+                    fn=_sample_job,
+                    kwargs=dict(dims=cell.dims, beta=str(beta),
+                                entropy=cell_seed(settings.base_seed, _seed_identity(cell, beta, seed)),
+                                objects=tuple(settings.objects), refinements=settings.refinements,
+                                coupled=settings.coupled, weights=settings.weights)))
+    return out
 
 
 # ---------------------------------------------------------------------- the run
 
-def verify(settings: VerifySettings, *, progress=True, stream="stdout"):
-    r"""Run (or resume) a verification and write its results to ``settings.out``.
+def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=None, scheduler=None):
+    r"""Run (or resume) a verification sweep, store every cell, write the reports.
 
     Parameters
     ----------
     settings : VerifySettings
     progress : bool
-        Show tqdm progress bars on stderr.
+        A tqdm progress bar on stderr (cells done, rate, time left).
     stream : file-like, ``"stdout"`` (default) or None
         Where the text table is printed (None: not printed; it is always written to
-        ``out/table.txt``).
+        ``report_dir/table.txt`` and into the store).
+    workers : int ≥ 1, optional
+        Local Dask worker processes (default: the cores, at most 8; ``1``: in this
+        process).  See :class:`freeprob.sweep.Executor`.
+    scheduler : str, optional
+        Address of an existing Dask scheduler; the same sweep runs there unchanged.
 
     Returns
     -------
     dict
-        ``rows`` (one per configuration and object, metrics as mean and 95% interval),
-        ``settings``, ``definitions``, ``paper_range``, ``elapsed`` (s), ``computed`` and
-        ``resumed`` cell counts.
+        ``rows`` (one per configuration, object, ``n`` and ``β``; metrics as mean and 95%
+        interval), ``settings``, ``definitions``, ``paper_range``, ``elapsed`` (s),
+        ``computed`` and ``resumed`` cell counts, ``store`` (path), ``executor``.
 
     Raises
     ------
     FreeprobValueError
-        Bad settings (see :class:`VerifySettings`, :func:`plan_cells`) or an output
-        directory that cannot be written; raised before any sampling.
+        Bad settings (see :class:`VerifySettings`, :func:`plan_cells`) or outputs that
+        cannot be written; raised before any sampling.
+    freeprob.store.StoreError
+        The store at ``out`` is not a freeprob store or was written in another store
+        format (never mixed).
+    freeprob.sweep.SchedulerError
+        Unreachable scheduler, no workers, other freeprob version on the workers.
     """
-    from threadpoolctl import threadpool_limits
-    from tqdm import tqdm
-
     t0 = time.perf_counter()
-    cells = plan_cells(settings)
-    out = settings.out
-    _check_writable(out)
-    # theory: one tabulated law per distinct (dims, object), cached on disk
-    theory, pending = {}, {}
-    todo_theory = {}
-    for cell in cells:
-        for obj in settings.objects:
-            key = _theory_key(cell, settings, obj)
-            path = out / "theory" / f"{key}.json"
-            if key in theory or key in todo_theory:
-                continue
-            if path.exists():
-                try:
-                    theory[key] = json.loads(path.read_text())
-                    continue
-                except (OSError, ValueError):
-                    pass
-            todo_theory[key] = (_dims_dict(cell.dims), str(settings.beta_exact), obj)
-    pool = None
-    if todo_theory:
-        workers = max(1, min(len(todo_theory), os.cpu_count() or 1))
-        pool = _start_pool(workers)
-        for key, (dims, beta, obj) in todo_theory.items():
-            pending[key] = pool.apply_async(_theory_job, (dims, beta, obj, settings.points))
-
-    def collect():
-        for key, res in list(pending.items()):
-            if res.ready():
-                data = res.get()
-                theory[key] = data
-                if "error" not in data:
-                    _atomic_write(out / "theory" / f"{key}.json", json.dumps(data))
-                del pending[key]
-
-    jobs = [(cell, seed) for cell in cells for seed in range(settings.seeds)]
-    log = out / "cells.jsonl"
-    computed = resumed = 0
-    try:
-        with tqdm(total=len(jobs), desc="sampling", unit="cell", file=sys.stderr, disable=not progress,
-                  dynamic_ncols=True) as bar:
-            for cell, seed in jobs:
-                key = _cell_key(cell, settings, seed)
-                path = out / "spectra" / f"{key}.npz"
-                bar.set_postfix_str(f"{cell.config.name} n={cell.dims.n} seed {seed}")
-                if path.exists():
-                    resumed += 1
-                    bar.update()
-                    continue
-                collect()
-                t = time.perf_counter()
-                # one BLAS thread while theory workers run (multi-threaded BLAS spin-waits
-                # when the cores are oversubscribed)
-                with threadpool_limits(limits=1 if pending else None):
-                    eig = _sample_cell(cell, settings, seed)
-                tmp = path.with_name(path.stem + ".tmp.npz")
-                np.savez(tmp, **eig)
-                first = settings.objects[0]
-                rec = dict(key=key, config=cell.config.name, dims=_dims_dict(cell.dims),
-                           beta=str(settings.beta_exact), seed=seed, seconds=round(time.perf_counter() - t, 3),
-                           softmax_vs_ge=two_sample_distances(eig[f"softmax/{first}"], eig[f"ge/{first}"]))
-                # the log line first, then the spectra file that marks the cell done: a crash in
-                # between recomputes the cell (same seed, same values) and repeats its log line
-                with open(log, "a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, path)
-                computed += 1
-                bar.update()
-        if pending:
-            with tqdm(total=len(pending), desc="exact laws", unit="law", file=sys.stderr,
-                      disable=not progress) as bar:
-                while pending:
-                    before = len(pending)
-                    collect()
-                    bar.update(before - len(pending))
-                    if pending:
-                        time.sleep(0.05)
-        if pool is not None:
-            pool.close()
-            pool.join()
-    finally:
-        if pool is not None:
-            pool.terminate()        # no-op after a normal close/join; kills workers on Ctrl-C
-    rows, per_seed = summarize(cells, settings, theory)
-    result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
-                  definitions=DEFINITIONS, computed=computed, resumed=resumed,
-                  elapsed=round(time.perf_counter() - t0, 1), figures=[])
-    if settings.figures:
-        from .figures import verify_figures
-        result["figures"] = verify_figures(cells, settings, theory, out)
-    text = format_table(result)
-    if stream is not None:     # printed first: a failure to write the files below loses nothing
-        print(text, file=sys.stdout if stream == "stdout" else stream)
-    _write_outputs(out, result, per_seed)
-    _atomic_write(out / "table.txt", text + "\n")
+    sweep = plan_sweep(settings)
+    name, sweep_settings = _sweep_name(settings)
+    report = settings.report_dir
+    _check_writable(report)
+    with ResultStore(settings.store_path) as store:
+        store.begin_sweep(name, "verify", sweep_settings)
+        with Executor(workers=workers, scheduler=scheduler) as ex:
+            executor = ex.description
+            stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
+        theory = {}
+        for c in sweep:
+            if c.kind == "object":
+                data = store.get_object(c.key)
+                theory[c.key] = data if data is not None else {"error": stats.failed.get(c.key, "not computed")}
+        rows, per_seed = summarize(plan_cells(settings), settings, theory, store, name)
+        failed = {k: v for k, v in stats.failed.items() if not k.startswith("theory-")}
+        result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
+                      definitions=DEFINITIONS, computed=stats.by_kind["cell"][0],
+                      resumed=stats.by_kind["cell"][1], laws_computed=stats.by_kind["object"][0],
+                      failed=failed, elapsed=round(time.perf_counter() - t0, 1), figures=[],
+                      store=str(settings.store_path), report=str(report), sweep=name, executor=executor)
+        if settings.figures:
+            from .figures import verify_figures
+            result["figures"] = verify_figures(plan_cells(settings), settings, theory, store, report)
+        text = format_table(result)
+        if stream is not None:     # printed first: a failure to write the files below loses nothing
+            print(text, file=sys.stdout if stream == "stdout" else stream)
+        store.set_report(name, text)
+    _write_outputs(report, result, per_seed)
+    _atomic_write(report / "table.txt", text + "\n")
     return result
-
-
-def _start_pool(workers):
-    """A spawn-context process pool whose workers ignore SIGINT from their first instruction
-    (the disposition is inherited through exec), so that Ctrl-C reaches only the main
-    process, which then terminates them."""
-    import signal
-    if multiprocessing.parent_process() is not None and multiprocessing.current_process().name != "MainProcess":
-        raise FreeprobValueError(
-            "verify() was called inside a worker process: a script that calls verify() must protect the "
-            "call with `if __name__ == \"__main__\":` (the spawned workers re-import the script)")
-    ctx = multiprocessing.get_context("spawn")
-    try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:          # not the main thread: leave signals alone
-        old = None
-    try:
-        pool = ctx.Pool(workers, initializer=_ignore_sigint)
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
-    # workers that die at start-up would be restarted forever: wait for a first answer,
-    # failing fast when a worker exits with an error (the pool's process list is private
-    # API, read defensively)
-    probe = pool.apply_async(os.getpid)
-    t0 = time.monotonic()
-    first = {p.pid for p in getattr(pool, "_pool", [])}
-    while True:
-        try:
-            probe.get(timeout=0.5)
-            return pool
-        except multiprocessing.TimeoutError:
-            procs = list(getattr(pool, "_pool", []))
-            replaced = {p.pid for p in procs} - first          # a worker died and was restarted
-            if replaced or any(p.exitcode not in (None, 0) for p in procs) or \
-                    time.monotonic() - t0 > WORKER_START_TIMEOUT:
-                break
-    pool.terminate()
-    raise FreeprobValueError(
-        f"verify: the worker processes failed to start within {WORKER_START_TIMEOUT} s or died; if verify() is "
-        "called from a script, protect the call with `if __name__ == \"__main__\":` (the spawned "
-        "workers re-import the script)")
-
-
-#: seconds for the spawned theory workers to answer a first trivial task
-WORKER_START_TIMEOUT = 180
 
 
 DEFINITIONS = (
@@ -491,9 +485,19 @@ DEFINITIONS = (
 def _settings_dict(settings):
     d = asdict(settings)
     d["out"] = str(settings.out)
-    d["beta"] = str(settings.beta_exact)
-    d.pop("beta_exact", None)
+    d["beta"] = ",".join(str(b) for b in settings.betas_exact)
+    d["n"] = None if settings.sizes is None else (settings.sizes[0] if len(settings.sizes) == 1
+                                                  else list(settings.sizes))
+    for k in ("beta_exact", "betas_exact", "sizes"):
+        d.pop(k, None)
     return d
+
+
+def _row_name(r, st, several):
+    name = r["config"] + ("" if len(st["objects"]) == 1 else f" [{r['object']}]")
+    if several:
+        name += f" n={r['n']} β={r['beta']}"
+    return name
 
 
 def _mean_ci(values):
@@ -504,54 +508,68 @@ def _mean_ci(values):
     return dict(mean=r.mean, lo=r.lo, hi=r.hi, n=r.n)
 
 
-def summarize(cells, settings, theory):
-    r"""Per-seed metrics from the stored spectra and their mean and 95% t-interval.
+def summarize(cells, settings, theory, store, sweep):
+    r"""Per-seed metrics from the stored cells and their mean and 95% t-interval.
 
-    Returns ``(rows, per_seed)``: ``rows`` one dict per (configuration, object) with
-    ``metrics`` name → ``{mean, lo, hi, n}``; ``per_seed`` a list of flat dicts.
+    The quantities that need the exact law (distances and moment errors against it, the
+    predicted edge) are computed here from the stored spectra and added to the store.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        :func:`plan_cells` of ``settings``.
+    settings : VerifySettings
+    theory : dict
+        Theory key → tabulated law dict (or ``{"error": text}``).
+    store : freeprob.store.ResultStore
+    sweep : str
+
+    Returns
+    -------
+    (rows, per_seed)
+        ``rows`` one dict per (configuration, object, ``n``, ``β``) with ``metrics`` name →
+        ``{mean, lo, hi, n}``; ``per_seed`` a list of flat dicts.
     """
     rows, per_seed = [], []
-    out = settings.out
-    models = _models(settings)
     for cell in cells:
-        for obj in settings.objects:
-            tkey = _theory_key(cell, settings, obj)
-            tdata = theory.get(tkey)
-            law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
-                   if tdata and "error" not in tdata else None)
-            outlier = (tdata or {}).get("outlier")
-            recs = []
-            for seed in range(settings.seeds):
-                path = out / "spectra" / f"{_cell_key(cell, settings, seed)}.npz"
-                if not path.exists():
-                    continue
-                with np.load(path) as z:
-                    eig = {m: z[f"{m}/{obj}"] for m in models}
-                sm, ge = eig["softmax"], eig["ge"]
-                r = dict(config=cell.config.name, object=obj, seed=seed)
-                for m in models[1:]:
-                    tag = {"ge": "sm_ge", "ge2": "sm_ge2", "ge+kn": "sm_gekn"}[m]
-                    dd = two_sample_distances(sm, eig[m])
-                    r[f"{tag}_relW1"], r[f"{tag}_KS"] = dd["relW1"], dd["KS"]
-                    r[f"top_{m}"] = float(eig[m][-1])
-                r["top_softmax"] = float(sm[-1])
-                if law is not None:
-                    bulk_sm, bulk_ge = (sm[:-1], ge[:-1]) if outlier is not None else (sm, ge)
-                    for tag, lam in (("sm_th", bulk_sm), ("ge_th", bulk_ge)):
-                        dd = law_distances(lam, law)
-                        r[f"{tag}_relW1"], r[f"{tag}_KS"] = dd["relW1"], dd["KS"]
-                    for tag, lam in (("sm", bulk_sm), ("ge", bulk_ge)):
-                        err = relative_moment_errors(lam, law.moments, 4)
-                        r[f"m2_err_{tag}"], r[f"m4_err_{tag}"] = float(err[1]), float(err[3])
-                    r["edge_th"] = law.upper_edge if outlier is None else outlier
-                recs.append(r)
-            per_seed.extend(recs)
-            names = sorted({k for r in recs for k in r} - {"config", "object", "seed"})
-            rows.append(dict(config=cell.config.name, label=cell.config.label, object=obj,
-                             scheme=cell.config.scheme_label(), dims=cell.describe(), source=cell.config.source,
-                             note=cell.config.note, seeds=len(recs),
-                             theory_error=(tdata or {}).get("error") if law is None else None,
-                             metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}))
+        for beta in settings.betas_exact:
+            for obj in settings.objects:
+                tdata = theory.get(_theory_key(cell, beta, obj, settings.points))
+                law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
+                       if tdata and "error" not in tdata else None)
+                outlier = (tdata or {}).get("outlier")
+                recs = []
+                for seed in range(settings.seeds):
+                    key = _cell_key(cell, settings, beta, seed)
+                    info = store.cell_info(key)
+                    if info is None:
+                        continue
+                    stored = store.cell_quantities(key)
+                    r = dict(config=cell.config.name, object=obj, n=cell.dims.n, beta=str(beta), seed=seed)
+                    r.update({k.split("/", 1)[1]: v for k, v in stored.items() if k.startswith(obj + "/")})
+                    if law is not None:
+                        sm, ge = store.array(key, f"softmax/{obj}"), store.array(key, f"ge/{obj}")
+                        bulk_sm, bulk_ge = (sm[:-1], ge[:-1]) if outlier is not None else (sm, ge)
+                        extra = {}
+                        for tag, lam in (("sm_th", bulk_sm), ("ge_th", bulk_ge)):
+                            dd = law_distances(lam, law)
+                            extra[f"{tag}_relW1"], extra[f"{tag}_KS"] = dd["relW1"], dd["KS"]
+                        for tag, lam in (("sm", bulk_sm), ("ge", bulk_ge)):
+                            err = relative_moment_errors(lam, law.moments, 4)
+                            extra[f"m2_err_{tag}"], extra[f"m4_err_{tag}"] = float(err[1]), float(err[3])
+                        extra["edge_th"] = law.upper_edge if outlier is None else outlier
+                        if any(stored.get(f"{obj}/{k}") != v for k, v in extra.items()):
+                            store.add_quantities(sweep, key, info["params"],
+                                                 {f"{obj}/{k}": v for k, v in extra.items()})
+                        r.update(extra)
+                    recs.append(r)
+                per_seed.extend(recs)
+                names = sorted({k for r in recs for k in r} - {"config", "object", "seed", "n", "beta"})
+                rows.append(dict(config=cell.config.name, label=cell.config.label, object=obj, n=cell.dims.n,
+                                 beta=str(beta), scheme=cell.config.scheme_label(), dims=cell.describe(),
+                                 source=cell.config.source, note=cell.config.note, seeds=len(recs),
+                                 theory_error=(tdata or {}).get("error") if law is None else None,
+                                 metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}))
     return rows, per_seed
 
 
@@ -616,10 +634,11 @@ def format_table(result) -> str:
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
         header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
+    several = len({(r["n"], r["beta"]) for r in rows}) > len({r["config"] for r in rows}) or "," in st["beta"]
     body = []
     for r in rows:
         m = r["metrics"]
-        name = r["config"] + ("" if len(st["objects"]) == 1 else f" [{r['object']}]")
+        name = _row_name(r, st, several)
         line = [name, r["dims"]] + [_pct(m.get(k)) for k in ("sm_ge_relW1", "sm_ge_KS", "sm_th_relW1",
                                                                "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
         if refine:
@@ -640,7 +659,7 @@ def format_table(result) -> str:
     body2 = []
     for r in rows:
         m = r["metrics"]
-        name = r["config"] + ("" if len(st["objects"]) == 1 else f" [{r['object']}]")
+        name = _row_name(r, st, several)
         body2.append([name, r["scheme"]] + [_pct(m.get(k)) for k in ("m2_err_sm", "m2_err_ge", "m4_err_sm",
                                                                       "m4_err_ge")]
                      + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th")])
@@ -656,8 +675,9 @@ def format_table(result) -> str:
                      f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     lines.append("definitions: " + result["definitions"])
     notes = []
-    if Fraction(st["beta"]) > GE_REGIME_BETA:
-        notes.append(f"β = {st['beta']} > {GE_REGIME_BETA}: at these n the finite-size effects of "
+    big = [b for b in st["beta"].split(",") if Fraction(b) > GE_REGIME_BETA]
+    if big:
+        notes.append(f"β = {', '.join(big)} > {GE_REGIME_BETA}: at these n the finite-size effects of "
                      "docs/theory.md §7 (low-rank chaos, key-norm outlier) dominate the softmax–GE distance")
     if st["weights"] == "orthogonal":
         notes.append("Haar-orthogonal value/output weights are not covered by the laws (they hold for i.i.d. "
@@ -670,11 +690,19 @@ def format_table(result) -> str:
         if r.get("note"):
             notes.append(f"{r['config']}: {r['note']}")
         if "rounded" in r["dims"]:
-            notes.append(f"{r['config']}: widths rounded to integers, so its width ratios (and law) are not "
+            notes.append(f"{r['config']} (n={r['n']}): widths rounded to integers, so its width ratios (and law) are not "
                          "those of the nominal cell; the theory columns use the rounded widths")
     lines += [f"note: {x}" for x in dict.fromkeys(notes)]
+    for key, err in list(result.get("failed", {}).items())[:5]:
+        lines.append(f"note: cell {key} failed ({err}); a rerun retries it")
     figs = "".join(f", {f}" for f in result.get("figures", []))
-    lines.append(f"results: {st['out']}/summary.csv, summary.json, per_seed.csv, table.txt{figs} "
+    report = result.get("report", st["out"])
+    lines.append(f"results: store {result.get('store', st['out'])} (sweep {result.get('sweep', '?')}); reports "
+                 f"{report}/summary.csv, summary.json, per_seed.csv, table.txt{figs} "
                  f"({result['computed']} cell{'s' if result['computed'] != 1 else ''} computed, "
-                 f"{result['resumed']} reused; {result['elapsed']} s)")
+                 f"{result['resumed']} reused"
+                 + (f", {result['laws_computed']} exact law{'s' if result['laws_computed'] != 1 else ''} tabulated"
+                    if result.get("laws_computed") else "")
+                 + f"; {result['elapsed']} s"
+                 + (f"; {result['executor']}" if result.get("executor") else "") + ")")
     return "\n".join(lines)

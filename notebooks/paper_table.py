@@ -27,8 +27,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 # Run as a plain script (`python notebooks/paper_table.py`), this file would be re-executed by
-# the spawned worker processes of verify's process pool (multiprocessing "spawn" re-imports the
-# main script); without a __file__ (as in a Jupyter kernel) the workers import only freeprob.
+# the spawned Dask worker processes of verify's LocalCluster (multiprocessing "spawn" re-imports
+# the main script); without a __file__ (as in a Jupyter kernel) the workers import only freeprob.
 import __main__
 from freeprob.configs import MODEL_CONFIGS
 from freeprob.verify import PAPER_RANGE, VerifySettings, format_table, verify
@@ -59,11 +59,12 @@ for name in names:
 #
 # `VerifySettings` is what the command line builds: `max_n=256` scales every width by
 # `256/n_nominal` (heads unchanged), `seeds=2` initialisations, no figures, results in a
-# scratch directory (a rerun with the same settings resumes from the stored spectra).
+# scratch directory: its `results.sqlite` keeps every cell (a rerun with the same settings
+# resumes from it); `workers=2` runs the cells on a local Dask cluster of two processes.
 
 # %%
 settings = VerifySettings(configs=names, max_n=256, seeds=2, figures=False, out=OUT / "verify")
-result = verify(settings, progress=False, stream=None)
+result = verify(settings, progress=False, stream=None, workers=2)
 print(format_table(result))
 
 # %% [markdown]

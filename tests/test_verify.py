@@ -19,7 +19,8 @@ from freeprob.compare import (TabulatedLaw, law_distances, relative_moment_error
                               two_sample_distances)
 from freeprob.configs import DEFAULT_CONFIGS, MODEL_CONFIGS, ModelConfig, model_config, parse_scheme
 from freeprob.errors import FreeprobValueError
-from freeprob.verify import VerifySettings, plan_cells, verify
+from freeprob.store import ResultStore
+from freeprob.verify import VerifySettings, plan_cells, plan_sweep, verify
 
 
 def mp_density(t):
@@ -224,22 +225,49 @@ TINY = ("tiny:d=64,heads=4,d_head=16", "tinymqa:d=64,heads=4,d_head=16,scheme=mq
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
+    # a real LocalCluster of 2 worker processes (the default executor on a 2-core machine)
     out = tmp_path_factory.mktemp("verify")
     st = VerifySettings(configs=TINY, seeds=3, points=200, out=out)
-    return out, st, verify(st, progress=False, stream=None)
+    return out, st, verify(st, progress=False, stream=None, workers=2)
+
+
+def _done_cells(path):
+    with ResultStore(path, readonly=True) as st:
+        return {k for k in st.done_keys() if not k.startswith("theory-")}
 
 
 def test_verify_writes_everything(tiny_run):
     out, st, res = tiny_run
-    for name in ("summary.csv", "summary.json", "per_seed.csv", "table.txt", "cells.jsonl",
+    for name in ("summary.csv", "summary.json", "per_seed.csv", "table.txt", "results.sqlite",
                  "figures/histograms.png", "figures/qq.png"):
         assert (out / name).stat().st_size > 0, name
-    assert len((out / "cells.jsonl").read_text().splitlines()) == 6
-    assert res["computed"] == 6 and res["resumed"] == 0
+    assert len(_done_cells(out)) == 6
+    assert res["computed"] == 6 and res["resumed"] == 0 and res["laws_computed"] == 2
+    assert "LocalCluster, 2 worker processes" in res["executor"]
     text = (out / "table.txt").read_text()
     assert "paper (Table 2, seven configurations): 0.24%–2.82%" in text and "tinymqa" in text
     assert "over 2 configurations;" in text
     json.loads((out / "summary.json").read_text())
+    # one row per (configuration, n, β, seed, quantity), with the code version and the time
+    with ResultStore(out, readonly=True) as db:
+        rows = db.rows()
+        (sweep,) = db.sweeps()
+    assert sweep["cells"] == 6 and "SM–GE relW1" in sweep["report"]
+    by = {(r[2], r[5], r[6]): r for r in rows}
+    assert {r[3] for r in rows} == {64} and {r[4] for r in rows} == {"1"}
+    assert len({(r[2], r[5]) for r in rows}) == 6
+    for row in res["rows"]:
+        vals = [by[(row["config"], s, "out/sm_ge_relW1")][7] for s in range(3)]
+        assert float(np.mean(vals)) == pytest.approx(row["metrics"]["sm_ge_relW1"]["mean"], rel=1e-12)
+    assert all(r[8].startswith("freeprob 0.") and r[9].endswith("Z") for r in rows)
+
+
+def test_local_cluster_gives_the_sequential_numbers(tiny_run, tmp_path):
+    out, st, res = tiny_run
+    seq = verify(VerifySettings(configs=TINY, seeds=3, points=200, out=tmp_path, figures=False),
+                 progress=False, stream=None, workers=1)
+    assert seq["executor"] == "this process (1 worker)"
+    assert seq["rows"] == res["rows"]
 
 
 def test_verify_numbers_are_sane(tiny_run):
@@ -254,17 +282,19 @@ def test_verify_numbers_are_sane(tiny_run):
         assert abs(m["m2_err_ge"]["mean"]) < 0.15
         assert m["sm_ge_relW1"]["lo"] <= m["sm_ge_relW1"]["mean"] <= m["sm_ge_relW1"]["hi"]
     # the exact mean of the output law is θ1 γ_O = (e − 1)·1 (theory.md §3.3)
-    law = json.loads(next((out / "theory").glob("*.json")).read_text())
-    assert law["moments"][1] == pytest.approx(math.e - 1, rel=1e-14)
+    with ResultStore(out, readonly=True) as db:
+        laws = [db.get_object(c.key) for c in plan_sweep(st) if c.kind == "object"]
+    assert len(laws) == 2
+    assert laws[0]["moments"][1] == pytest.approx(math.e - 1, rel=1e-14)
 
 
 def test_verify_resumes_without_recomputing(tiny_run):
     out, st, res = tiny_run
-    again = verify(st, progress=False, stream=None)
-    assert again["computed"] == 0 and again["resumed"] == 6
+    again = verify(st, progress=False, stream=None, workers=1)
+    assert again["computed"] == 0 and again["resumed"] == 6 and again["laws_computed"] == 0
     assert again["rows"] == res["rows"]
     more = verify(VerifySettings(configs=TINY, seeds=4, points=200, out=out, figures=False),
-                  progress=False, stream=None)
+                  progress=False, stream=None, workers=1)
     assert more["computed"] == 2 and more["resumed"] == 6
 
 
@@ -284,7 +314,7 @@ def test_write_failure_mid_run_is_reported_and_cells_are_kept(tmp_path, capsys):
             "--out", str(tmp_path)]
     assert main(args) == 2
     assert "cannot write" in capsys.readouterr().err
-    assert len(list((tmp_path / "spectra").glob("*.npz"))) == 1
+    assert len(_done_cells(tmp_path)) == 1
     (tmp_path / "table.txt").rmdir()
     assert main(args) == 0
     assert "0 cells computed, 1 reused" in capsys.readouterr().out
@@ -362,26 +392,62 @@ def test_coinciding_nodes_are_merged():
     assert t.cdf(0.25) == pytest.approx(0.25)
 
 
-def test_ctrl_c_during_the_exact_laws_exits_cleanly(tmp_path):
-    import signal
+def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
+    """Start `freeprob verify` in a subprocess, send ``sig`` once ``stop_after`` cells are
+    stored; returns (returncode, stderr, cells stored at the end)."""
+    import signal  # noqa: F401
     import subprocess
     import sys
     import time
+    db = tmp_path / "run.sqlite"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY[0], "--seeds", "1", "--points", "6000",
-         "--no-progress", "--no-figures", "--out", str(tmp_path)],
+        [sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY[0], "--n", "64", "--seeds", str(seeds),
+         "--points", "200", "--no-progress", "--no-figures", "--workers", str(workers), "--out", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not list((tmp_path / "spectra").glob("*.npz")) if (tmp_path / "spectra").exists() else True:
-        assert time.time() < deadline and proc.poll() is None, "sampling did not finish"
-        time.sleep(0.05)
-    time.sleep(0.5)                                        # the workers are tabulating the law now
-    assert proc.poll() is None, "the exact law was done before the interrupt could be sent"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)                # no hang
-    assert proc.returncode == 130, err
+    deadline = time.time() + 240
+    done = set()
+    while len(done) < stop_after:
+        assert time.time() < deadline and proc.poll() is None, "the sweep did not start storing cells"
+        time.sleep(0.02)
+        try:
+            done = _done_cells(db)
+        except Exception:            # the store is being created
+            done = set()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)                 # no hang
+    return proc.returncode, err, _done_cells(db), db
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_interrupted_sweep_resumes_with_only_the_missing_cells(tmp_path, workers):
+    import signal
+    seeds = 12
+    code, err, kept, db = _run_and_interrupt(tmp_path, signal.SIGINT, workers, seeds=seeds)
+    assert code == 130, err
     assert "interrupted; finished cells are kept" in err and "Traceback" not in err
-    assert len(list((tmp_path / "spectra").glob("*.npz"))) == 1
+    assert 2 <= len(kept) < seeds, "the run finished before the interrupt"
+    st = VerifySettings(configs=TINY[:1], n=64, seeds=seeds, points=200, out=db, figures=False)
+    (law,) = [c for c in plan_sweep(st) if c.kind == "object"]
+    with ResultStore(db, readonly=True) as before:
+        law_missing = before.get_object(law.key) is None
+    rest = verify(st, progress=False, stream=None, workers=1)
+    assert rest["computed"] == seeds - len(kept)                      # only the missing cells
+    assert rest["resumed"] == len(kept) and rest["laws_computed"] == law_missing
+    whole = verify(VerifySettings(configs=TINY[:1], n=64, seeds=seeds, points=200, out=tmp_path / "whole",
+                                  figures=False), progress=False, stream=None, workers=1)
+    assert rest["rows"] == whole["rows"]
+
+
+def test_killed_sweep_loses_nothing(tmp_path):
+    import signal
+    seeds = 12
+    code, err, kept, db = _run_and_interrupt(tmp_path, signal.SIGKILL, 1, seeds=seeds)
+    assert code == -signal.SIGKILL
+    assert 2 <= len(kept) < seeds
+    st = VerifySettings(configs=TINY[:1], n=64, seeds=seeds, points=200, out=db, figures=False)
+    rest = verify(st, progress=False, stream=None, workers=1)
+    assert rest["computed"] == seeds - len(kept)
+    assert len(_done_cells(db)) == seeds
 
 
 def test_unguarded_script_fails_fast(tmp_path):
@@ -403,3 +469,31 @@ def test_density_accepts_numpy_scalars():
     from freeprob import FreePoisson
     law = FreePoisson(1)
     assert law.density(np.float64(1.0), dps=15) == law.density(1.0, dps=15)
+
+
+def test_cli_refuses_an_unreachable_scheduler_and_a_foreign_store(capsys, tmp_path):
+    import sqlite3
+    import time
+    t = time.monotonic()
+    args = ["verify", "--configs", TINY[0], "--seeds", "1", "--no-progress", "--no-figures"]
+    assert main([*args, "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "a")]) == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in capsys.readouterr().err
+    assert time.monotonic() - t < 30                       # fails fast (a guard, not a speed target)
+    # a store of another format: refused before anything is computed, never mixed
+    db = tmp_path / "old.sqlite"
+    assert main([*args, "--points", "200", "--workers", "1", "--out", str(db)]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE meta SET value = '0' WHERE key = 'store_format'")
+        before = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert main([*args, "--seeds", "2", "--workers", "1", "--out", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "store format 0" in err and "not mixed" in err
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == before
+    # not a database at all
+    bad = tmp_path / "notes.db"
+    bad.write_text("my notes")
+    assert main([*args, "--out", str(bad)]) == 2
+    assert "is not a SQLite database" in capsys.readouterr().err
+    assert bad.read_text() == "my notes"

@@ -15,10 +15,19 @@ normalisation, teacher ``w* ~ N(0, I_{d_O})`` and label noise ``σ``; input widt
 ``d = n`` (orthogonal token rows) and projection parameter count
 ``2·d·h·d_K + d·h·d_V + h·d_V·d_O`` (Q, K, V, O; fewer with sharing, see
 :func:`projection_parameters`).
+
+Measured (sampled) parts go through :func:`measure`: without a session it simply calls the
+per-initialisation function; inside :func:`sweep_session` every call is a cell of a sweep
+(:func:`freeprob.sweep.run_cells`), run in this process, on a Dask ``LocalCluster`` or an
+existing cluster and stored in a :class:`freeprob.store.ResultStore` the moment it finishes,
+so that an interrupted comparison resumes without recomputing finished initialisations.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -35,7 +44,7 @@ from ..sampler import Dimensions, sample_objects
 
 __all__ = ["Comparison", "feature_law", "sampled_features", "predicted_ridge_error",
            "measured_ridge_errors", "projection_parameters", "check_size", "RIDGE_PENALTY",
-           "RIDGE_NOISE", "DPS"]
+           "RIDGE_NOISE", "DPS", "measure", "sweep_session", "SweepSession", "dims_label"]
 
 #: default ridge penalty λ and label-noise standard deviation σ (docs/theory.md §8 item 4:
 #: the paper does not give them; every comparison states the values it uses)
@@ -90,14 +99,17 @@ def feature_law(dims: Dimensions, beta):
     return _law_cached(_key(dims), str(beta))
 
 
-def sampled_features(dims: Dimensions, beta, seed, *, model="softmax"):
+def sampled_features(dims: Dimensions, beta, seed, *, model="softmax", m1=None):
     r"""Features ``F = O_full/√m1`` (``n × d_O`` float64) of one initialisation.
 
     ``seed`` (int ≥ 0) seeds ``numpy.random.default_rng``; ``model`` is ``"softmax"`` or
-    ``"ge"`` (:func:`freeprob.sampler.sample_objects`).  Raises ``FreeprobValueError``
+    ``"ge"`` (:func:`freeprob.sampler.sample_objects`); ``m1`` the scale
+    ``feature_law(dims, beta)[1]`` when already known (sweep cells receive it, so that
+    worker processes need not compute the exact law).  Raises ``FreeprobValueError``
     for bad sizes, ``β`` or model.  Source: docs/theory.md §1, §4.
     """
-    _, m1 = feature_law(dims, beta)
+    if m1 is None:
+        _, m1 = feature_law(dims, beta)
     rng = np.random.default_rng(seed)
     f = sample_objects(dims, float(beta), rng=rng, model=model, objects=("out_full",))["out_full"]
     return f / math.sqrt(m1)
@@ -111,13 +123,23 @@ def predicted_ridge_error(dims: Dimensions, beta, penalty=RIDGE_PENALTY, noise=R
     return float(ridge_error(law, penalty, noise, gamma_o=dims.gamma_o, dps=dps))
 
 
+def _ridge_error_one(dims, beta, seed, penalty, noise, model, m1):
+    """One initialisation of :func:`measured_ridge_errors` (a sweep cell)."""
+    return {"ridge_error": measured_ridge_error(sampled_features(dims, beta, seed, model=model, m1=m1),
+                                                penalty, noise)}
+
+
 def measured_ridge_errors(dims: Dimensions, beta, seeds, penalty=RIDGE_PENALTY,
                           noise=RIDGE_NOISE, *, model="softmax", base_seed=0):
     r"""``E_{w*,ε}|ŵ − w*|²/d_O`` on sampled features, one value per initialisation
     ``base_seed + s`` for ``s < seeds`` (list of float; closed form in ``w*, ε``,
-    :func:`freeprob.readout_sampled.measured_ridge_error`).  Source: docs/theory.md §4."""
-    return [measured_ridge_error(sampled_features(dims, beta, base_seed + s, model=model),
-                                 penalty, noise) for s in range(seeds)]
+    :func:`freeprob.readout_sampled.measured_ridge_error`).  Inside :func:`sweep_session`
+    each initialisation is a stored sweep cell (:func:`measure`).  Source: docs/theory.md §4."""
+    m1 = feature_law(dims, beta)[1]
+    calls = [dict(dims=dims, beta=beta, seed=base_seed + s, penalty=penalty, noise=noise, model=model, m1=m1)
+             for s in range(seeds)]
+    label = f"ridge {model} {dims_label(dims)} λ={penalty} σ={noise}"
+    return [r["ridge_error"] for r in measure(_ridge_error_one, calls, label=label)]
 
 
 def projection_parameters(dims: Dimensions, d=None):
@@ -138,6 +160,241 @@ def check_size(name, value, *, minimum=1):
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise FreeprobValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+# ------------------------------------------------------------------ sweeps of measurements
+
+#: version of the cell keys of :func:`measure` (bump when a cell's numbers change meaning)
+MEASURE_FORMAT = 1
+#: name of the (internal) array that lists a stored cell's outputs, their kinds and order
+_MANIFEST = "_outputs"
+
+
+@dataclass
+class SweepSession:
+    r"""The sweep that :func:`measure` sends its cells to (see :func:`sweep_session`).
+
+    Attributes
+    ----------
+    store : freeprob.store.ResultStore
+    executor : freeprob.sweep.Executor
+    sweep : str
+        Sweep name (already recorded with :meth:`~freeprob.store.ResultStore.begin_sweep`).
+    progress : bool
+        Default of :func:`measure`'s progress bar.
+    computed, resumed : int
+        Cells computed in this session and cells found already stored.
+    keys : list of str
+        Keys of every cell measured in this session, in call order.
+    """
+
+    store: object
+    executor: object
+    sweep: str
+    progress: bool = False
+    computed: int = 0
+    resumed: int = 0
+    keys: list = field(default_factory=list)
+    begin: tuple = None
+
+    def _begin(self):
+        """Record the sweep on first use (``begin = (kind, settings)``), so that settings
+        refused before any measurement leave no empty sweep in the store."""
+        if self.begin is not None:
+            kind, settings = self.begin
+            self.store.begin_sweep(self.sweep, kind, settings)
+            self.begin = None
+
+
+_SESSION: contextvars.ContextVar = contextvars.ContextVar("freeprob_readout_session", default=None)
+
+
+@contextlib.contextmanager
+def sweep_session(store, executor, sweep_name, *, progress=False, kind=None, settings=None):
+    r"""Route every :func:`measure` call inside the ``with`` block through a sweep.
+
+    Parameters
+    ----------
+    store : freeprob.store.ResultStore
+        Open, writable store; ``sweep_name`` must already be recorded in it
+        (:meth:`~freeprob.store.ResultStore.begin_sweep`) unless ``kind`` is given.
+    executor : freeprob.sweep.Executor
+        Where the cells run (this process, a ``LocalCluster`` or an existing cluster).
+    sweep_name : str
+    progress : bool
+        Show a tqdm bar (stderr) per :func:`measure` call.
+    kind, settings : str and dict, optional
+        With ``kind``: the sweep is recorded (``begin_sweep(sweep_name, kind, settings)``)
+        at the first :func:`measure` call; a :class:`freeprob.store.StoreError` is raised
+        there if the store holds that sweep name with other settings.
+
+    Yields
+    ------
+    SweepSession
+        With the running ``computed`` / ``resumed`` cell counts.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``sweep_name`` empty or not a string.
+
+    Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
+    """
+    if not isinstance(sweep_name, str) or not sweep_name:
+        raise FreeprobValueError(f"sweep_session: sweep_name must be a non-empty string; got {sweep_name!r}")
+    session = SweepSession(store=store, executor=executor, sweep=sweep_name, progress=bool(progress),
+                           begin=None if kind is None else (kind, dict(settings or {})))
+    token = _SESSION.set(session)
+    try:
+        yield session
+    finally:
+        _SESSION.reset(token)
+
+
+def dims_label(dims: Dimensions) -> str:
+    """Short text naming sizes and scheme, e.g. ``h=4 dK=64 dV=64 dO=256 gqa:2`` (cell labels)."""
+    text = f"h={dims.heads} dK={dims.d_k} dV={dims.d_v} dO={dims.d_o}"
+    if dims.d != dims.n:
+        text += f" d={dims.d}"
+    if dims.scheme != "independent":
+        text += f" {dims.scheme}" + (f":{dims.kv_groups}" if dims.scheme == "gqa" else "")
+    return text
+
+
+def _plain(v):
+    """JSON-able form of a keyword argument of a measured function (``Dimensions`` as a dict)."""
+    if isinstance(v, Dimensions):
+        return dict(n=v.n, heads=v.heads, d_k=v.d_k, d_v=v.d_v, d_o=v.d_o, d=v.d, scheme=v.scheme,
+                    kv_groups=v.kv_groups)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _measure_key(label, fn, call):
+    payload = json.dumps(dict(v=MEASURE_FORMAT, fn=f"{fn.__module__}.{fn.__qualname__}", label=label,
+                              kwargs=_plain(call)), sort_keys=True, default=str)
+    return f"{label}/{fn.__name__}/{hashlib.sha1(payload.encode()).hexdigest()[:20]}"
+
+
+def _measure_params(label, call):
+    dims = call.get("dims")
+    params = dict(config=label, n=dims.n if isinstance(dims, Dimensions) else call.get("n"))
+    if "beta" in call:
+        params["beta"] = str(call["beta"])
+    if "seed" in call:
+        params["seed"] = int(call["seed"])
+    params.update({k: _plain(v) for k, v in call.items() if k not in ("beta", "seed")})
+    return params
+
+
+def _measure_cell(fn, call):
+    r"""Sweep-cell adapter of :func:`measure` (module level: Dask workers import it): run
+    ``fn(**call)`` and split its dict into ``quantities`` (real numbers) and ``arrays``
+    (float64), plus a manifest array that records the names, kinds and order (and any
+    non-finite value, which the store keeps as NULL) so the dict is rebuilt exactly."""
+    res = fn(**call)
+    if not isinstance(res, dict):
+        raise FreeprobValueError(f"measure: {fn.__name__} returned {type(res).__name__}, not a dict")
+    quantities, arrays, manifest = {}, {}, []
+    for name, v in res.items():
+        name = str(name)
+        if name == _MANIFEST:
+            raise FreeprobValueError(f"measure: {fn.__name__} returned the reserved name {_MANIFEST!r}")
+        if isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_):
+            v = float(v)
+            quantities[name] = v
+            manifest.append([name, "float", None if math.isfinite(v) else repr(v)])
+        else:
+            arrays[name] = np.asarray(v, dtype=np.float64)
+            manifest.append([name, "array", None])
+    arrays[_MANIFEST] = np.array(json.dumps(manifest))
+    return dict(quantities=quantities, arrays=arrays)
+
+
+def _read_cell(store, key):
+    manifest = store.array(key, _MANIFEST)
+    if manifest is None:
+        raise FreeprobValueError(f"measure: cell {key!r} is not in the store {str(store.path)!r}")
+    quantities = store.cell_quantities(key)
+    out = {}
+    for name, kind, special in json.loads(str(manifest)):
+        if kind == "array":
+            out[name] = np.asarray(store.array(key, name), dtype=np.float64)
+        else:
+            v = quantities.get(name)
+            out[name] = float(special) if special is not None else float(v)
+    return out
+
+
+def measure(fn, calls, *, label, progress=None):
+    r"""Run a per-initialisation measurement for every keyword set in ``calls``.
+
+    Parameters
+    ----------
+    fn : callable
+        Module-level function (Dask workers import it by name) returning a ``dict`` of
+        real numbers and/or arrays; deterministic given its arguments (it seeds its own
+        generators from the ``seed`` it is given).
+    calls : list of dict
+        Keyword arguments of ``fn``, JSON-able apart from ``dims``
+        (:class:`freeprob.sampler.Dimensions`); usually ``dims``, ``seed`` and ``beta``.
+    label : str
+        Names the configuration (the ``config`` column of the store); part of the cell key.
+    progress : bool, optional
+        A tqdm bar on stderr for the cells (default: the session's setting).
+
+    Returns
+    -------
+    list of dict
+        ``fn(**call)`` for each call, in call order.  Inside :func:`sweep_session` the
+        values are read back from the store: real numbers as ``float``, arrays as float64
+        arrays, bit-for-bit the numbers ``fn`` returned (cells already stored are not
+        recomputed).  Without a session: ``[fn(**call) for call in calls]``.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``fn`` raised in a cell (after the other cells were run and stored; a rerun
+        retries the failed ones), returned something other than a dict, or two calls
+        are identical.  Without a session, whatever ``fn`` raises.
+
+    Notes
+    -----
+    The cell key is ``label/fn name/sha1`` of the JSON of the keyword arguments (``dims``
+    as a dict), the function's qualified name and :data:`MEASURE_FORMAT`: it does not
+    depend on scheduling, and the same measurement is never computed twice in one store.
+    Cell parameters: ``config = label``, ``n = dims.n``, ``beta = str(beta)``, ``seed``
+    and the other arguments.
+
+    Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
+    """
+    calls = list(calls)
+    session = _SESSION.get()
+    if session is None:
+        return [fn(**kw) for kw in calls]
+    from ..sweep import SweepCell, run_cells
+
+    session._begin()
+    keys = [_measure_key(label, fn, kw) for kw in calls]
+    cells = [SweepCell(key=k, params=_measure_params(label, kw), fn=_measure_cell,
+                       kwargs=dict(fn=fn, call=kw)) for k, kw in zip(keys, calls)]
+    show = session.progress if progress is None else bool(progress)
+    stats = run_cells(cells, session.store, session.sweep, session.executor, progress=show, desc=label)
+    session.computed += stats.computed
+    session.resumed += stats.resumed
+    session.keys.extend(keys)
+    if stats.failed:
+        msg = next(iter(stats.failed.values()))
+        raise FreeprobValueError(f"{label}: {len(stats.failed)} of {len(cells)} measurements failed "
+                                 f"(first: {msg}); the finished ones are stored and a rerun retries the rest")
+    return [_read_cell(session.store, k) for k in keys]
 
 
 def _cell(v):
@@ -186,6 +443,10 @@ class Comparison:
         Raw numbers (JSON-able after :meth:`to_dict`).
     plot : callable, optional
         ``plot(comparison, fig)`` draws the figure on a matplotlib Figure.
+    sweep : dict, optional
+        Set by :func:`freeprob.comparisons.run_comparison` with a store: ``name``,
+        ``store`` (path), ``executor``, ``computed`` and ``resumed`` cell counts.  Not part
+        of :meth:`to_dict` nor of equality.
     """
 
     key: str
@@ -197,6 +458,7 @@ class Comparison:
     notes: list = field(default_factory=list)
     data: dict = field(default_factory=dict)
     plot: object = None
+    sweep: dict = field(default=None, compare=False, repr=False)
 
     def table(self) -> str:
         """The printed report: setup, table, ours next to the paper, notes."""

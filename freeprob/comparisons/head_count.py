@@ -24,7 +24,7 @@ import sympy as sp
 from ..readout import gradient_flow_loss
 from ..readout_sampled import mean_interval, measured_loss_curve
 from ..sampler import Dimensions
-from ._common import Comparison, check_size, feature_law, sampled_features
+from ._common import Comparison, check_size, dims_label, feature_law, measure, sampled_features
 
 __all__ = ["run", "TIMES", "HEADS"]
 
@@ -35,6 +35,22 @@ _CURVE = np.geomspace(0.05, 40, 30)
 #: docs/theory.md §5.5, the same predictions computed independently (t = 0.3, 3, 30)
 THEORY_NOTE = {32: (0.7392, 0.5371, 0.5001), 64: (0.6807, 0.3186, 0.1163),
                128: (0.6422, 0.1877, 0.0077)}
+
+
+def _one_initialisation(dims, beta, seed, m1):
+    r"""One initialisation (a sweep cell, :func:`~freeprob.comparisons._common.measure`):
+    features of seed ``seed``; ``fixed`` = the loss curve at :data:`TIMES` averaged over
+    ``_TARGETS`` centred Gaussian targets (generator seeded by ``[seed, 1]``), ``spectral``
+    = ``tr e^{−2tFFᵀ}/n`` at :data:`TIMES`; ``m1`` the feature scale."""
+    f = sampled_features(dims, beta, seed, m1=m1)
+    rng = np.random.default_rng([seed, 1])
+    curves = []
+    for _ in range(_TARGETS):
+        y = rng.standard_normal(dims.n)
+        curves.append(measured_loss_curve(f, y - y.mean(), list(TIMES)))
+    lam = np.clip(np.linalg.eigvalsh(f @ f.T), 0, None)
+    return dict(fixed=np.mean(curves, axis=0),
+                spectral=np.array([float(np.mean(np.exp(-2 * t * lam))) for t in TIMES]))
 
 
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
@@ -80,18 +96,11 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         allt = list(TIMES) + [float(v) for v in _CURVE]     # one contour rule for all times
         vals = [float(v) for v in gradient_flow_loss(law, allt, dps=8)]
         pred, curve = vals[:len(TIMES)], vals[len(TIMES):]
-        fixed, spectral = [], []
-        for s in range(seeds):
-            f = sampled_features(dims, 1, s)
-            rng = np.random.default_rng([s, 1])
-            curves = []
-            for _ in range(_TARGETS):
-                y = rng.standard_normal(n)
-                curves.append(measured_loss_curve(f, y - y.mean(), list(TIMES)))
-            fixed.append(np.mean(curves, axis=0))
-            lam = np.clip(np.linalg.eigvalsh(f @ f.T), 0, None)
-            spectral.append([float(np.mean(np.exp(-2 * t * lam))) for t in TIMES])
-        fixed, spectral = np.array(fixed), np.array(spectral)
+        m1 = feature_law(dims, 1)[1]
+        calls = [dict(dims=dims, beta=1, seed=s, m1=m1) for s in range(seeds)]
+        per_seed = measure(_one_initialisation, calls, label=f"head-count {dims_label(dims)}")
+        fixed = np.array([r["fixed"] for r in per_seed])
+        spectral = np.array([r["spectral"] for r in per_seed])
         meas = [mean_interval(fixed[:, k]) for k in range(len(TIMES))]
         spec = [mean_interval(spectral[:, k]) for k in range(len(TIMES))]
         for k, t in enumerate(TIMES):

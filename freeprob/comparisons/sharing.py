@@ -50,7 +50,8 @@ from ..errors import FreeprobValueError
 from ..readout import time_to_loss
 from ..readout_sampled import mean_interval
 from ..sampler import Dimensions
-from ._common import Comparison, check_size, feature_law, projection_parameters, sampled_features
+from ._common import (Comparison, check_size, dims_label, feature_law, measure, projection_parameters,
+                      sampled_features)
 
 __all__ = ["run", "fixed_dimensions", "reinvested_width", "reinvested_architecture", "predicted_time",
            "measured_times", "HEADS", "BETA", "LOSS_LEVEL"]
@@ -170,20 +171,31 @@ def measured_times(dims, seeds, *, base_seed=0, targets=TARGETS, times=CURVE_TIM
     Brent's method.
 
     Returns ``(times_list, curves)``: one arrival time per initialisation and the
-    ``seeds × len(times)`` array of averaged curves at ``times``.  Source: docs/theory.md §4.
+    ``seeds × len(times)`` array of averaged curves at ``times``.  Inside
+    :func:`~freeprob.comparisons._common.sweep_session` each initialisation is a stored
+    sweep cell (:func:`~freeprob.comparisons._common.measure`).  Source: docs/theory.md §4.
     """
-    out, curves = [], []
-    level = float(LOSS_LEVEL)
-    for s in range(seeds):
-        f = sampled_features(dims, BETA, base_seed + s)
-        lam, u = np.linalg.eigh(f @ f.T)
-        lam = np.clip(lam, 0.0, None)
-        y = np.random.default_rng((base_seed + s, 1)).standard_normal((dims.n, targets))
-        y -= y.mean(axis=0)
-        w = ((u.T @ y) ** 2 / (y ** 2).sum(axis=0)).mean(axis=1)
-        out.append(_crossing(lam, w, level))
-        curves.append(np.exp(-2.0 * np.multiply.outer(times, lam)) @ w)
-    return out, np.array(curves)
+    times = np.asarray(times, dtype=float)
+    m1 = feature_law(dims, BETA)[1]
+    calls = [dict(dims=dims, beta=BETA, seed=base_seed + s, targets=targets, times=times, m1=m1)
+             for s in range(seeds)]
+    per_seed = measure(_one_initialisation, calls, label=f"sharing {dims_label(dims)}")
+    return [r["time"] for r in per_seed], np.array([r["curve"] for r in per_seed])
+
+
+def _one_initialisation(dims, beta, seed, targets, times, m1):
+    r"""One initialisation of :func:`measured_times` (a sweep cell,
+    :func:`~freeprob.comparisons._common.measure`): ``time`` = the crossing of
+    :data:`LOSS_LEVEL`, ``curve`` = the target-averaged curve at ``times``; ``m1`` the
+    feature scale."""
+    f = sampled_features(dims, beta, seed, m1=m1)
+    lam, u = np.linalg.eigh(f @ f.T)
+    lam = np.clip(lam, 0.0, None)
+    y = np.random.default_rng((seed, 1)).standard_normal((dims.n, targets))
+    y -= y.mean(axis=0)
+    w = ((u.T @ y) ** 2 / (y ** 2).sum(axis=0)).mean(axis=1)
+    return dict(time=_crossing(lam, w, float(LOSS_LEVEL)),
+                curve=np.exp(-2.0 * np.multiply.outer(times, lam)) @ w)
 
 
 def _label(g):
