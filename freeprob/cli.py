@@ -141,7 +141,7 @@ def _add_verify(sub):
                "--out freeprob-verify-example",
     )
     p.add_argument("--quick", action="store_true",
-                   help=f"a ~15 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
+                   help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
                         "output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from .errors import FreeprobValueError
 
-__all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "cell_seed", "SweepStats",
+__all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "cell_seed", "SweepStats",
            "CONNECT_TIMEOUT", "check_workers"]
 
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
@@ -253,9 +253,11 @@ class Executor:
                 "sweep must protect the call with `if __name__ == \"__main__\":` (the workers re-import the script)")
         try:
             # memory_limit=0: Dask's default per-worker cap (RAM / workers) would restart a
-            # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead
+            # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
+            # Logs below CRITICAL silenced: on Ctrl-C the workers log the scheduler's
+            # shutdown as errors; a cell that fails is reported by run_cells instead.
             self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR,
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
                                         timeout=LOCAL_START_TIMEOUT, memory_limit=0)
             self.client = Client(self.cluster, set_as_default=False)
         except Exception as exc:
@@ -279,6 +281,15 @@ class Executor:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def pending_cells(cells, store, done=None) -> list:
+    """The cells of ``cells`` that ``store`` does not hold yet (in order): a ``"cell"``
+    whose key is done, or an ``"object"`` stored under its key, is not pending."""
+    done = store.done_keys() if done is None else done
+    return [c for c in cells
+            if not ((c.kind == "object" and store.get_object(c.key) is not None)
+                    or (c.kind == "cell" and c.key in done))]
 
 
 def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_result=None):
@@ -321,13 +332,12 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
         raise FreeprobValueError("run_cells: cell keys must be unique")
     done = store.done_keys()
     stats = SweepStats()
-    todo = []
+    todo = pending_cells(cells, store, done)
+    todo_keys = {c.key for c in todo}
     for c in cells:
-        if (c.kind == "object" and store.get_object(c.key) is not None) or (c.kind == "cell" and c.key in done):
+        if c.key not in todo_keys:
             stats.resumed += 1
             stats.by_kind[c.kind][1] += 1
-        else:
-            todo.append(c)
 
     reused = [c.key for c in cells if c.kind == "cell" and c.key in done]
     if reused:

@@ -40,7 +40,7 @@ from .errors import FreeprobValueError
 from .readout_sampled import mean_interval
 from .sampler import draw_weights, spectra
 from .store import ResultStore, store_path
-from .sweep import Executor, SweepCell, cell_seed, run_cells
+from .sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table", "PAPER_RANGE",
            "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N"]
@@ -447,7 +447,9 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     _check_writable(report)
     with ResultStore(settings.store_path) as store:
         store.begin_sweep(name, "verify", sweep_settings)
-        with Executor(workers=workers, scheduler=scheduler) as ex:
+        # nothing to compute (a finished run, re-summarised): no workers to start
+        idle = not pending_cells(sweep, store)
+        with Executor(workers=1 if idle else workers, scheduler=None if idle else scheduler) as ex:
             executor = ex.description
             stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
         theory = {}
