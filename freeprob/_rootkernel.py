@@ -533,19 +533,33 @@ def _num_real_roots(poly, prec, squarefree=False):
         return sorted(out)
 
 
-def _num_real_polyroots(cs, prec):
-    """Real roots of a numeric polynomial (descending coefficients), by separation."""
+def _num_real_polyroots(cs, prec, clusters=False):
+    """Real roots of a numeric polynomial (descending coefficients), by separation.
+
+    ``clusters=True`` also returns, once, the real part of a conjugate pair closer than
+    ``2^{−prec/3}`` (relative) to the axis and to each other: a real double root of the
+    exact polynomial that rounding of the coefficients split (each cluster counted once)."""
     while cs and not cs[0]:
         cs = cs[1:]
     if len(cs) < 2:
         return []
     roots = [mpmath.mpc(r) for r in mpmath.polyroots(cs, maxsteps=400, extraprec=2 * prec + 60)]
     out = []
+    tol = mpmath.mpf(2) ** (-prec // 3)
     for r in roots:
         others = [abs(r - s) for s in roots if s is not r]
         sep = min(others) if others else mpmath.inf
         if abs(r.imag) <= sep / 4:
             out.append(r.real)
+        elif clusters and abs(r.imag) <= tol * max(1, abs(r)) and r.imag > 0:
+            out.append(r.real)
+    if clusters:
+        merged = []
+        for x in sorted(out):
+            if merged and abs(x - merged[-1]) <= tol * max(1, abs(x)):
+                continue
+            merged.append(x)
+        out = merged
     return out
 
 

@@ -16,6 +16,7 @@ initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import mpmath
@@ -169,8 +170,8 @@ def _add_verify(sub):
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,
-                   help="the result store: a .sqlite/.db file (reports go to the same path without the "
-                        "suffix) or a directory holding results.sqlite and the reports (default "
+                   help="the result store: a .sqlite, .sqlite3 or .db file (reports go to the same path "
+                        "without the suffix) or a directory holding results.sqlite and the reports (default "
                         "./freeprob-verify, --quick ./freeprob-verify-quick)")
     p.add_argument("--workers", type=_int_at_least(1, "≥ 1"), default=None,
                    help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
@@ -383,6 +384,13 @@ def main(argv=None) -> int:
             print("freeprob: interrupted" + ("; finished cells are kept and a rerun resumes"
                                              if args.command == "verify" else ""), file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`freeprob sweep show DB | head`): stop quietly, as the
+        # Python documentation recommends (stdout to devnull so that the final flush at
+        # exit does not fail again)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except OSError as exc:
         kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else
                 "finished comparisons are kept in --out" if args.command == "readout" else "")

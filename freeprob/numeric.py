@@ -222,8 +222,15 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 except ValueError:
                     pass
             expr = sp.discriminant(self._P, _G) if self._d > 1 else sp.Integer(1)
-            return sp.Poly(expr.as_expr() if isinstance(expr, sp.Poly) else expr, _z,
-                           domain=self._P.domain)
+            expr = expr.as_expr() if isinstance(expr, sp.Poly) else expr
+            try:
+                return sp.Poly(expr, _z, domain=self._P.domain)
+            except sp.PolynomialError:
+                # over EX (e.g. coefficients in √2) sympy leaves the division by the leading
+                # coefficient undone: keep the numerator (the denominator's roots are roots
+                # of the leading coefficient, which the special points include anyway)
+                num, _ = sp.fraction(sp.cancel(sp.together(expr)))
+                return sp.Poly(sp.expand(num), _z, domain=self._P.domain)
         return self._memo("disc", fn)
 
     def _special_poly(self):
@@ -872,9 +879,17 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         if not isinstance(a, sp.Basic):
             return None
         try:
-            qa = sp.Poly(sp.expand(qexpr.subs(_z, a)), _H)
+            expr = sp.expand(qexpr.subs(_z, a))
+            qa = sp.Poly(expr, _H)
             factors = qa.factor_list()[1]
-        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+            if any(g.degree() > 1 for g, _ in factors) and qa.domain.is_EX:
+                # over EX sympy does not factor; with algebraic coefficients (e.g. an atom
+                # at 3 + 2√2) the algebraic extension does (a double root is common: two
+                # branches with the same residue)
+                factors = sp.factor_list(expr, _H, extension=True)[1]
+                factors = [(sp.Poly(g, _H), k) for g, k in factors]
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError,
+                sp.polys.polyerrors.CoercionFailed):
             return None
         out = []
         for g, _ in factors:
@@ -948,7 +963,8 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                           if qa.as_expr().coeff(_H, k) != 0 else mpmath.mpf(0)
                           for k in range(sp.degree(qexpr, _H) + 1)]
                     try:
-                        cands = [mpmath.mpf(r) for r in _num_real_polyroots(cs[::-1], prec) if r]
+                        cands = [mpmath.mpf(r) for r in _num_real_polyroots(cs[::-1], prec, clusters=True)
+                                 if r]
                     except mpmath.libmp.libhyper.NoConvergence as exc:
                         raise PrecisionError(
                             f"AlgebraicCauchy.atoms: the candidate masses at {a} could not be "

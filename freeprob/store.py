@@ -191,6 +191,8 @@ class ResultStore:
     def __init__(self, path, *, readonly=False):
         self.path = store_path(path)
         self.readonly = readonly
+        self._hint = ("give the database file or the --out directory of a run" if readonly
+                      else "choose another --out")
         if readonly and not self.path.is_file():
             raise StoreError(f"no result store at {str(self.path)!r} (give the database file or the --out "
                              "directory of a run)")
@@ -210,11 +212,10 @@ class ResultStore:
             self._db.execute("PRAGMA foreign_keys = ON")
             tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot open the result store {str(self.path)!r} ({exc}); choose another "
-                             "--out") from None
+            raise StoreError(f"cannot open the result store {str(self.path)!r} ({exc}); "
+                             f"{self._hint}") from None
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{str(self.path)!r} is not a SQLite database ({exc}); choose another "
-                             "--out") from None
+            raise StoreError(f"{str(self.path)!r} is not a SQLite database ({exc}); {self._hint}") from None
         try:
             if not tables:
                 if readonly:
@@ -244,13 +245,13 @@ class ResultStore:
     def _check_format(self, tables):
         if "meta" not in tables:
             raise StoreError(f"{str(self.path)!r} is a SQLite database but not a freeprob result store "
-                             "(no meta table); choose another --out")
+                             f"(no meta table); {self._hint}")
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta"))
         except sqlite3.DatabaseError:       # another application's table named meta
             meta = {}
         if meta.get("application") != "freeprob" or "store_format" not in meta:
-            raise StoreError(f"{str(self.path)!r} is not a freeprob result store; choose another --out")
+            raise StoreError(f"{str(self.path)!r} is not a freeprob result store; {self._hint}")
         if meta["store_format"] != str(STORE_FORMAT):
             raise StoreError(
                 f"the result store {str(self.path)!r} was written by "
@@ -371,7 +372,8 @@ class ResultStore:
         if sweep is None:
             return {r[0] for r in self._db.execute("SELECT cell_key FROM cells")}
         return {r[0] for r in self._db.execute(
-            "SELECT m.cell_key FROM members m JOIN cells c ON c.cell_key = m.cell_key WHERE m.sweep = ?", (sweep,))}
+            "SELECT m.cell_key FROM members m JOIN cells c ON c.cell_key = m.cell_key WHERE m.sweep = ?",
+            (sweep,))}
 
     def cell_quantities(self, key) -> dict:
         """``quantity → value`` of one cell (``None`` for NULL)."""
@@ -422,7 +424,8 @@ class ResultStore:
         if sweep is not None:
             q += " WHERE m.sweep = ?"
             args = (sweep,)
-        return list(self._db.execute(q + " ORDER BY m.sweep, r.config, r.n, r.beta, r.quantity, r.seed", args))
+        order = " ORDER BY m.sweep, r.config, r.n, r.beta, r.quantity, r.seed"
+        return list(self._db.execute(q + order, args))
 
     # -- lifetime -----------------------------------------------------------------------
     def close(self):

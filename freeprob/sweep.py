@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 
 from .errors import FreeprobValueError
 
-__all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "cell_seed", "SweepStats",
+__all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
+           "cell_seed", "SweepStats",
            "CONNECT_TIMEOUT", "check_workers"]
 
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
@@ -52,13 +53,22 @@ class SchedulerError(FreeprobValueError):
     version, or workers that cannot start); the message says which."""
 
 
+def max_local_workers() -> int:
+    """The most local worker processes allowed: ``max(8, 2 × cores)`` (more only
+    oversubscribe the cores: each is a Python process with its own memory)."""
+    return max(8, 2 * (os.cpu_count() or 1))
+
+
 def check_workers(workers, who="workers"):
-    """``workers`` as an int ≥ 1, or :class:`FreeprobValueError`."""
+    """``workers`` as an int in ``[1, max_local_workers()]``, or :class:`FreeprobValueError`."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise FreeprobValueError(f"{who} must be an integer ≥ 1; got {workers!r}")
-    if workers > 256:
-        raise FreeprobValueError(f"{who} = {workers} is more local worker processes than is sensible (≤ 256); "
-                                 "for a large cluster start it yourself and pass --scheduler ADDRESS")
+    top = max_local_workers()
+    if workers > top:
+        raise FreeprobValueError(f"{who} = {workers} is more than this machine's {os.cpu_count()} cores can "
+                                 "run "
+                                 f"(at most {top} local worker processes); for more, start a Dask cluster "
+                                 "and pass --scheduler ADDRESS")
     return workers
 
 
@@ -139,14 +149,48 @@ def _worker_version():
     return f"{__version__}/store{STORE_FORMAT}"
 
 
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
+                      r"|inproc://\S+")
+
+
 def _check_address(address):
     if not isinstance(address, str) or not address.strip():
         raise SchedulerError(f"--scheduler must be an address like tcp://10.0.0.5:8786; got {address!r}")
     a = address.strip()
-    if not re.fullmatch(r"(tcp|tls|ws|wss|inproc|ucx)://\S+|[\w.\-\[\]:]+:\d+", a):
+    if not _ADDRESS.fullmatch(a):
         raise SchedulerError(f"--scheduler must be an address like tcp://10.0.0.5:8786 (protocol://host:port "
                              f"or host:port); got {address!r}")
     return a
+
+
+def _probe_scheduler(address):
+    """Ask whatever listens at ``address`` who it is (Dask's ``identity`` message), with a
+    hard deadline: a port that accepts connections but is not a Dask scheduler (a web
+    server, a silent listener, another protocol) must not hang the command."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=CONNECT_TIMEOUT)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        info = asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT))
+    except BaseException as exc:         # noqa: BLE001 — anything from a foreign server
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        why = "no answer" if isinstance(exc, asyncio.TimeoutError | TimeoutError) else type(exc).__name__
+        raise SchedulerError(f"{address} does not answer as a Dask scheduler within {CONNECT_TIMEOUT} s "
+                             f"({why}); check the address (the scheduler's port, 8786 by default)") from None
+    if not isinstance(info, dict) or info.get("type") != "Scheduler":
+        kind = info.get("type") if isinstance(info, dict) else type(info).__name__
+        raise SchedulerError(f"{address} is not a Dask scheduler (it answers as {kind!r}); give the "
+                             "scheduler's address, not a worker's")
 
 
 def _probe_tcp(address):
@@ -160,7 +204,8 @@ def _probe_tcp(address):
         with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT):
             pass
     except OSError as exc:
-        raise SchedulerError(f"cannot reach the Dask scheduler at {address} ({exc.strerror or exc}); check the "
+        raise SchedulerError(f"cannot reach the Dask scheduler at {address} ({exc.strerror or exc}); "
+                             "check the "
                              "address and that `dask scheduler` runs there, or drop --scheduler to run "
                              "locally") from None
 
@@ -219,24 +264,28 @@ class Executor:
     def _connect(self):
         from distributed import Client
         _probe_tcp(self.scheduler)
+        _probe_scheduler(self.scheduler)
         try:
             self.client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except Exception as exc:
             raise SchedulerError(f"cannot reach the Dask scheduler at {self.scheduler} within "
-                                 f"{CONNECT_TIMEOUT} s ({type(exc).__name__}: {exc}); check the address and that "
+                                 f"{CONNECT_TIMEOUT} s ({type(exc).__name__}: {exc}); check the address "
+                                 "and that "
                                  "`dask scheduler` runs there, or drop --scheduler to run locally") from None
         try:
             try:
                 self.client.wait_for_workers(1, timeout=WORKER_WAIT)
             except Exception:
-                raise SchedulerError(f"the Dask scheduler at {self.scheduler} has no workers (waited {WORKER_WAIT} "
+                raise SchedulerError(f"the Dask scheduler at {self.scheduler} has no workers (waited "
+                                     f"{WORKER_WAIT} "
                                      "s); start some with `dask worker ADDRESS`") from None
             versions = self.client.run(_worker_version)
             ours = _worker_version()
             other = {w: v for w, v in versions.items() if v != ours}
             if other:
                 w, v = next(iter(other.items()))
-                raise SchedulerError(f"worker {w} of {self.scheduler} runs freeprob {v}, this is {ours}: install "
+                raise SchedulerError(f"worker {w} of {self.scheduler} runs freeprob {v}, this is {ours}: "
+                                     "install "
                                      "the same freeprob version on every worker (results are never mixed)")
             self.workers = len(versions)
         except BaseException:
@@ -250,7 +299,8 @@ class Executor:
         if multiprocessing.parent_process() is not None:
             raise SchedulerError(
                 "a sweep was started inside a spawned worker process: a script that runs verify() or a "
-                "sweep must protect the call with `if __name__ == \"__main__\":` (the workers re-import the script)")
+                "sweep must protect the call with `if __name__ == \"__main__\":` (the workers re-import the "
+                "script)")
         try:
             # memory_limit=0: Dask's default per-worker cap (RAM / workers) would restart a
             # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
@@ -263,7 +313,8 @@ class Executor:
         except Exception as exc:
             self.close()
             raise SchedulerError(f"the local Dask workers failed to start ({type(exc).__name__}: {exc}); "
-                                 "if this is a script, protect the sweep with `if __name__ == \"__main__\":`; "
+                                 "if this is a script, protect the sweep with "
+                                 "`if __name__ == \"__main__\":`; "
                                  "or run with --workers 1") from None
 
     def close(self):
@@ -352,7 +403,8 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
             store.put_object(cell.key, cell.params.get("object_kind", "object"), res)
         else:
             if not isinstance(res, dict) or "quantities" not in res:
-                stats.failed[cell.key] = f"cell function returned {type(res).__name__}, not a dict with 'quantities'"
+                stats.failed[cell.key] = (f"cell function returned {type(res).__name__}, not a dict with "
+                                          "'quantities'")
                 return
             store.write_cell(sweep, cell.key, cell.params, res["quantities"], arrays=res.get("arrays"),
                              seconds=round(seconds, 3), host=host)

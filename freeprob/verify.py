@@ -49,6 +49,9 @@ __all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table"
 PAPER_RANGE = (0.24, 2.82)
 #: Largest β accepted (beyond it the unnormalised laws' numerics end in PrecisionError).
 MAX_BETA = 5
+#: Smallest β accepted (θ1 = e^{β²} − 1 ≈ 10⁻⁴; at β = 10⁻¹⁰ the atom search fails and at
+#: 10⁻⁴⁰⁰ the exact arithmetic runs for minutes).
+MIN_BETA = Fraction(1, 100)
 #: Above this β the finite-size effects of docs/theory.md §7 dominate at n ≤ 2048 (a note says so).
 GE_REGIME_BETA = Fraction(3, 2)
 #: Token cap of the default run (configurations with a larger nominal n are scaled down).
@@ -64,16 +67,17 @@ _FORMAT = 2          # bump when a stored cell would mean something else
 
 def _parse_beta(beta):
     if isinstance(beta, bool):
-        raise FreeprobValueError(f"beta must be a number in (0, {MAX_BETA}]; got {beta!r}")
+        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}]; got {beta!r}")
     try:
         b = Fraction(str(beta).strip()) if not isinstance(beta, Fraction) else beta
     except (ValueError, ZeroDivisionError):
-        raise FreeprobValueError(f"beta must be a number in (0, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); got {beta!r}") from None
-    if not 0 < b <= MAX_BETA:
+        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); "
+                                 f"got {beta!r}") from None
+    if not MIN_BETA <= b <= MAX_BETA:
         raise FreeprobValueError(
-            f"beta must satisfy 0 < β ≤ {MAX_BETA}; got {beta!r} (at β = 0 the centred attention vanishes; "
-            f"above {MAX_BETA} θ1 = e^(β²) − 1 is too large for the exact laws' numerics; the paper's check is "
-            "at β = 1)")
+            f"beta must satisfy {MIN_BETA} ≤ β ≤ {MAX_BETA} (0 < β ≤ {MAX_BETA} in principle); got {beta!r} "
+            f"(as β → 0 the centred attention vanishes like β², and below {MIN_BETA} θ1 = e^(β²) − 1 is too "
+            f"small for the exact laws' numerics; above {MAX_BETA} too large; the paper's check is at β = 1)")
     return b
 
 

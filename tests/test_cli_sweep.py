@@ -229,3 +229,23 @@ def test_help_examples_run(name, tmp_path):
         assert (tmp_path / "results.csv").is_file() and (tmp_path / "results.parquet").is_file()
     else:
         assert "relW1" in proc.stdout
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    # `freeprob sweep show DB | head -1`: the reader leaves early; no "Broken pipe" error
+    import subprocess
+    import sys
+    store = tmp_path / "big.sqlite"
+    with ResultStore(store) as st:          # ~300 kB of CSV: more than a pipe buffer holds
+        st.begin_sweep("big", "toy", {})
+        for i in range(2000):
+            st.write_cell("big", f"cell-{i}", {"config": "c", "n": 8, "beta": "1", "seed": i},
+                          {"first": i / 7, "second": i / 11})
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", "sweep", "show", str(store), "--per-seed",
+                                 "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=60)
+        assert first.startswith(b"sweep,") and err == "" and proc.returncode in (0, 1)

@@ -99,3 +99,29 @@ def test_atom_of_a_law_whose_discriminant_overflows_doubles():
     assert law.atoms() == ((0, R(5, 8)),)
     lo, hi = law.support()[0]
     assert 0 < float(lo) < float(hi)
+
+
+@pytest.mark.parametrize("expr,atoms", [
+    # an atom at an irrational point (sympy left the discriminant over EX as a fraction)
+    ("mixture([Semicircle(0,1), Dirac(sqrt(2))], [1/2, 1/2])", [(sp.sqrt(2), R(1, 2))]),
+    # on the upper / lower edge of MP(2)'s support [3 − 2√2, 3 + 2√2] (a double root of the
+    # mass polynomial that sympy could not factor over EX: the atom was silently missed)
+    ("mixture([MarchenkoPastur(2), Dirac(3+2*sqrt(2))], [1/2, 1/2])", [(0, R(1, 4)), (3 + 2 * sp.sqrt(2), R(1, 2))]),
+    ("mixture([MarchenkoPastur(2), Dirac(3-2*sqrt(2))], [1/3, 2/3])", [(0, R(1, 6)), (3 - 2 * sp.sqrt(2), R(2, 3))]),
+])
+def test_atoms_at_irrational_points(expr, atoms):
+    from freeprob.expr import parse_law
+    got = parse_law(expr).atoms()
+    assert len(got) == len(atoms)
+    for (a, m), (a0, m0) in zip(got, atoms):
+        assert sp.simplify(a - a0) == 0 and sp.simplify(m - m0) == 0
+
+
+def test_numeric_mass_candidates_keep_a_split_double_root():
+    from freeprob._rootkernel import _num_real_polyroots
+    with mpmath.workprec(120):
+        split = [mpmath.mpf(1), mpmath.mpf(-1), mpmath.mpf(1) / 4 + mpmath.mpf(2) ** -118]   # (H − 1/2)² + tiny
+        assert _num_real_polyroots(split, 120) == []
+        (r,) = _num_real_polyroots(split, 120, clusters=True)
+        assert abs(r - mpmath.mpf(1) / 2) < mpmath.mpf(2) ** -50
+        assert _num_real_polyroots([mpmath.mpf(1), mpmath.mpf(0), mpmath.mpf(1)], 120, clusters=True) == []

@@ -133,7 +133,36 @@ def test_unreachable_or_malformed_scheduler_fails_fast(address, match):
     assert time.monotonic() - t < 30          # a guard against hanging, not a speed target
 
 
-@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2", 1000])
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2", "too many"])
 def test_bad_worker_counts(bad):
+    if bad == "too many":       # more local processes than the machine can run: refused, not started
+        bad = sweep_mod.max_local_workers() + 1
     with pytest.raises(FreeprobValueError, match="workers"):
         Executor(workers=bad)
+
+
+def test_a_port_that_is_not_a_dask_scheduler_fails_fast():
+    # a silent listener and a web server accept connections but never answer Dask's
+    # handshake: refused within the connect timeout instead of hanging
+    import http.server
+    import socket
+    silent = socket.create_server(("127.0.0.1", 0))
+    web = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        for port in (silent.getsockname()[1], web.server_address[1]):
+            t = time.monotonic()
+            with pytest.raises(SchedulerError, match="does not answer as a Dask scheduler"):
+                Executor(scheduler=f"tcp://127.0.0.1:{port}")
+            assert time.monotonic() - t < 30          # a guard against hanging
+    finally:
+        web.shutdown()
+        silent.close()
+
+
+def test_a_worker_address_is_not_a_scheduler():
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        worker = next(iter(cluster.scheduler.workers))
+        with pytest.raises(SchedulerError, match="is not a Dask scheduler .*'Worker'"):
+            Executor(scheduler=worker)

@@ -202,6 +202,12 @@ def test_settings_errors(tmp_path):
         VerifySettings(beta=30)
     with pytest.raises(FreeprobValueError, match="centred attention vanishes"):
         VerifySettings(beta=0)
+    for tiny in ("1e-400", "1e-10", "0.009"):        # used to hang / end in PrecisionError
+        with pytest.raises(FreeprobValueError, match="1/100 ≤ β ≤ 5"):
+            VerifySettings(beta=tiny)
+    with pytest.raises(FreeprobValueError, match="1/100 ≤ β ≤ 5"):
+        VerifySettings(beta="1,1e-400")
+    assert VerifySettings(beta="0.01").beta_exact == Fraction(1, 100)
     assert VerifySettings(beta="1/2").beta_exact == Fraction(1, 2)
     with pytest.raises(FreeprobValueError, match="integer ≥ 2.*nominal"):
         plan_cells(VerifySettings(configs=("m:d=512,heads=8,d_head=64,context=1",), out=tmp_path))
