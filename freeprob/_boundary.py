@@ -355,8 +355,10 @@ class _BoundaryValues:
         modulus above ``1e-20`` (the threshold of :meth:`_is_special`): Horner in mpmath at
         ``wp`` bits with a bound on the rounding error, instead of a slow sympy
         substitution (irrational coefficients, points near an edge)."""
-        cs = self._memo(("specialcoeffs", wp), lambda: [
-            mpmath.mpf(_to_mpf(sp.sympify(c), wp)) for c in self._special_poly().all_coeffs()])
+        def coeffs():
+            with mpmath.workprec(wp):       # mpf() rounds to the working precision
+                return [mpmath.mpf(_to_mpf(sp.sympify(c), wp)) for c in self._special_poly().all_coeffs()]
+        cs = self._memo(("specialcoeffs", wp), coeffs)
         with mpmath.workprec(wp):
             x = mpmath.mpf(pt.mpf(wp))          # binary rounding of x: part of the bound
             v, scale = mpmath.mpf(0), mpmath.mpf(0)

@@ -516,8 +516,11 @@ def _num_real_roots(poly, prec, squarefree=False):
             pass
     if poly.degree() < 1:
         return []
-    coeffs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in poly.all_coeffs()]
     with mpmath.workprec(prec + 20):
+        # converted inside workprec: mpmath.mpf(tuple) rounds to the working precision (it
+        # used to be the ambient 53 bits, so irrational coefficients lost all but ~16 digits
+        # and the edges of e.g. free_add of atoms at √2, √3 were wrong from the 10th digit)
+        coeffs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in poly.all_coeffs()]
         while coeffs and not coeffs[0]:
             coeffs.pop(0)
         if len(coeffs) < 2:

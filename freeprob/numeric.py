@@ -219,18 +219,38 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 try:
                     return _from_flint_univariate(f.discriminant(ctx.names()[0]), 1, ng, _z,
                                                   self._P.domain)
-                except ValueError:
+                except (ValueError, OverflowError):
                     pass
             expr = sp.discriminant(self._P, _G) if self._d > 1 else sp.Integer(1)
             expr = expr.as_expr() if isinstance(expr, sp.Poly) else expr
             try:
                 return sp.Poly(expr, _z, domain=self._P.domain)
             except sp.PolynomialError:
-                # over EX (e.g. coefficients in √2) sympy leaves the division by the leading
-                # coefficient undone: keep the numerator (the denominator's roots are roots
-                # of the leading coefficient, which the special points include anyway)
+                pass
+            # over EX (e.g. coefficients in √2) sympy leaves the division by the leading
+            # coefficient undone: redo it over the algebraic extension, else keep the
+            # numerator (the denominator's roots are roots of the leading coefficient,
+            # which the special points include anyway)
+            errors = (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError,
+                      sp.polys.polyerrors.CoercionFailed)
+            pe = None
+            try:
+                pe = sp.Poly(self._P.as_expr(), _G, _z, extension=True)
+                return sp.Poly(sp.discriminant(pe, _G).as_expr(), _z, domain=self._P.domain)
+            except errors:
+                pass
+            try:       # Res_G(P, ∂P/∂G) = ± lc · disc: the same roots plus the leading coefficient's
+                pe = pe if pe is not None else self._P
+                return sp.Poly(sp.resultant(pe, pe.diff(_G), _G).as_expr(), _z, domain=self._P.domain)
+            except errors:
+                pass
+            try:
                 num, _ = sp.fraction(sp.cancel(sp.together(expr)))
                 return sp.Poly(sp.expand(num), _z, domain=self._P.domain)
+            except errors as exc:
+                raise NotAvailable(f"AlgebraicCauchy: the discriminant of P over {self._P.domain} could not "
+                                   f"be formed ({type(exc).__name__}); give the law with rational or "
+                                   "simpler coefficients") from None
         return self._memo("disc", fn)
 
     def _special_poly(self):
@@ -245,7 +265,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     try:
                         return _from_flint_univariate(_flint_sqf_part(f, 0, ng), 0, ng, _z,
                                                       p.domain)
-                    except ValueError:
+                    except (ValueError, OverflowError):     # FLINT's factor sort key overflows
                         pass
             try:
                 return p.sqf_part()
@@ -761,7 +781,8 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
 
     def _support(self, dps):
         pts = self._special_points()
-        num = [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else p for p in pts]
+        with mpmath.workprec(200):          # mpf() rounds to the working precision
+            num = [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else p for p in pts]
         tests = []
         if not pts:
             tests.append((None, None, sp.Integer(0)))
@@ -903,46 +924,47 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                 out.append(root)
         return out
 
-    def _pole_residue(self, an, prec, accept):
+    def _pole_residue(self, a, prec, accept):
         """First ``accept(est)`` that is not ``None``, over estimates ``est`` of
         ``lim_{η→0} iη·G(a + iη)`` (the mass at ``a``) at heights
         ``η = 2^{-12}·max(1, |a|)·16^{-j}``, ``j = 0, …, 11``; raises
         :class:`PrecisionError` when none is accepted.
 
         The root followed from far up is ``H = (z − a)·G`` (:class:`_PoleKernel`), which
-        stays bounded at a pole of ``G``; continued in doubles first, in mpmath at
-        ``prec`` bits (and twice that) where doubles cannot separate the roots."""
-        eta0 = mpmath.mpf(2) ** -12 * max(1, abs(an))
-        done = 0
-        for tier in ("float", prec, 2 * prec):
-            with mpmath.workprec(tier if tier != "float" else prec):
-                if tier == "float":
-                    base, x, mk = self._fkernel(), float(an), float
-                else:
-                    base, x, mk = self._mkernel(tier), mpmath.mpf(an), mpmath.mpf
-                K = _PoleKernel(base, x)
-                try:
+        stays bounded at a pole of ``G``.  It is continued twice, in mpmath at ``prec`` and
+        at ``2·prec`` bits, and a height counts only where ``accept`` gives the same answer
+        for both: the coefficients of ``P`` can cancel near ``a`` (two atoms ``10⁻⁹`` apart:
+        coefficients ``~10⁹``), and a track in doubles then followed rounding noise that
+        looked like a converged mass of 0."""
+        tiers = []
+        try:
+            for p in (prec, 2 * prec):
+                with mpmath.workprec(p):
+                    x = mpmath.mpf(_to_mpf(a, p)) if isinstance(a, sp.Basic) else mpmath.mpf(a)
+                    base = self._mkernel(p)
+                    K = _PoleKernel(base, x)
                     Y, g, rho = self._start(base, x)
                     # the same branch, scaled: the roots of Q are (z − a)·(roots of P)
-                    h = g * K.I * Y
-                    rho = rho * Y
-                    t = K.log(Y)
-                    for j in range(12):
-                        ty = K.log(mk(eta0 / 16 ** j))
+                    tiers.append([p, K, x, g * K.I * Y, rho * Y, K.log(Y)])
+            eta0 = mpmath.mpf(2) ** -12 * max(1, abs(tiers[0][2]))
+            for j in range(12):
+                ests = []
+                for st in tiers:
+                    p, K, x, h, rho, t = st
+                    with mpmath.workprec(p):
+                        ty = K.log(eta0 / 16 ** j)
                         if ty < t:
-                            _, h, rho = self._track(
-                                K, lambda s: x + K.I * K.exp(s), t, ty, h, rho, h0=-1)
-                            t = ty
-                        if j >= done:
-                            done = j + 1
-                            out = accept(mpmath.mpc(h))
-                            if out is not None:
-                                return out
-                except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-                    continue
-                if done >= 12:
-                    break
-        raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {an}")
+                            _, h, rho = self._track(K, lambda u, K=K, x=x: x + K.I * K.exp(u), t, ty, h, rho,
+                                                    h0=-1)
+                            st[3:6] = [h, rho, ty]
+                    ests.append(h)
+                with mpmath.workprec(prec):
+                    out = accept(mpmath.mpc(ests[0]))
+                    if out is not None and accept(mpmath.mpc(ests[1])) == out:
+                        return out
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError) as exc:
+            raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a} ({exc})") from None
+        raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a}")
 
     def _atom_mass(self, a, f, qexpr, dps):
         prec = _bits(dps + 20)
@@ -981,7 +1003,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     return None
                 return (best,)
 
-            best, = self._pole_residue(an, prec, accept)
+            best, = self._pole_residue(a, prec, accept)
             if best == len(cn) or cn[best] <= 0:
                 return None
             m = cands[best]

@@ -125,3 +125,44 @@ def test_numeric_mass_candidates_keep_a_split_double_root():
         (r,) = _num_real_polyroots(split, 120, clusters=True)
         assert abs(r - mpmath.mpf(1) / 2) < mpmath.mpf(2) ** -50
         assert _num_real_polyroots([mpmath.mpf(1), mpmath.mpf(0), mpmath.mpf(1)], 120, clusters=True) == []
+
+
+@pytest.mark.parametrize("expr,atoms", [
+    # two atoms 1e-9 / 1e-12 apart at irrational points: the coefficients of P (~1e9) cancel
+    # near the atoms and a track in doubles read rounding noise as "mass 0" (both atoms vanished)
+    ("mixture([Dirac(sqrt(2)), Dirac(sqrt(2)+1/10**9)], [1/2, 1/2])",
+     [(sp.sqrt(2), R(1, 2)), (sp.sqrt(2) + R(1, 10**9), R(1, 2))]),
+    ("mixture([Dirac(sqrt(2)), Dirac(sqrt(2)+1/10**12)], [1/3, 2/3])",
+     [(sp.sqrt(2), R(1, 3)), (sp.sqrt(2) + R(1, 10**12), R(2, 3))]),
+    # FLINT's factorisation overflowed on these coefficients (now falls back to sympy)
+    ("mixture([Dirac(pi), Dirac(pi+1/10**12)], [1/2, 1/2])", [(sp.pi, R(1, 2)), (sp.pi + R(1, 10**12), R(1, 2))]),
+])
+def test_close_atoms_at_irrational_points(expr, atoms):
+    from freeprob.expr import parse_law
+    got = parse_law(expr).atoms()
+    assert len(got) == len(atoms)
+    for (a, m), (a0, m0) in zip(got, atoms):
+        assert sp.simplify(a - a0) == 0 and sp.simplify(m - m0) == 0
+
+
+def test_unresolvable_close_atoms_fail_cleanly():
+    from freeprob.errors import PrecisionError
+    from freeprob.expr import parse_law
+    with pytest.raises(PrecisionError, match="cannot identify the mass"):
+        parse_law("mixture([Dirac(1), Dirac(1+1/10**20)], [1/3, 2/3])").atoms()
+
+
+def test_edges_with_irrational_coefficients_have_all_their_digits():
+    # the special polynomial's coefficients were rounded to doubles before root finding:
+    # edges 1 + √2, 1 + √3 came out wrong from the 10th digit (printed to 30)
+    from freeprob.expr import parse_law
+    x = "mixture([Dirac(1), Dirac(sqrt(2))], [1/4, 3/4])"
+    y = "mixture([Dirac(1), Dirac(sqrt(3))], [1/4, 3/4])"
+    (a, b), (c, d) = parse_law(f"free_add({x}, {y})").support(dps=30)
+    with mpmath.workdps(40):
+        assert abs(b - (1 + mpmath.sqrt(2))) < mpmath.mpf(10) ** -28
+        assert abs(c - (1 + mpmath.sqrt(3))) < mpmath.mpf(10) ** -28
+    (lo, hi), = parse_law("free_add(Semicircle(0,1), Dirac(sqrt(2)))").support(dps=30)
+    with mpmath.workdps(40):
+        assert abs(hi - (2 + mpmath.sqrt(2))) < mpmath.mpf(10) ** -28
+        assert abs(lo - (mpmath.sqrt(2) - 2)) < mpmath.mpf(10) ** -28
