@@ -55,12 +55,16 @@ class SchedulerError(FreeprobValueError):
 
 def max_local_workers() -> int:
     """The most local worker processes allowed: ``max(8, 2 × cores)`` (more only
-    oversubscribe the cores: each is a Python process with its own memory)."""
+    oversubscribe the cores: each is a Python process with its own memory).  Source: this
+    project's sweep design (README, "Sweeps")."""
     return max(8, 2 * (os.cpu_count() or 1))
 
 
 def check_workers(workers, who="workers"):
-    """``workers`` as an int in ``[1, max_local_workers()]``, or :class:`FreeprobValueError`."""
+    """``workers`` as an int in ``[1, max_local_workers()]``.
+
+    Raises :class:`FreeprobValueError` (naming ``who`` and the allowed range) otherwise.
+    Source: this project's sweep design (README, "Sweeps")."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise FreeprobValueError(f"{who} must be an integer ≥ 1; got {workers!r}")
     top = max_local_workers()
@@ -336,7 +340,8 @@ class Executor:
 
 def pending_cells(cells, store, done=None) -> list:
     """The cells of ``cells`` that ``store`` does not hold yet (in order): a ``"cell"``
-    whose key is done, or an ``"object"`` stored under its key, is not pending."""
+    whose key is done, or an ``"object"`` stored under its key, is not pending.  ``done``:
+    the store's done keys when already read.  Source: this project's sweep design."""
     done = store.done_keys() if done is None else done
     return [c for c in cells
             if not ((c.kind == "object" and store.get_object(c.key) is not None)

@@ -288,8 +288,8 @@ def _dims_dict(dims):
                 scheme=dims.scheme, kv_groups=dims.kv_groups)
 
 
-def _models(settings):
-    return ("softmax", "ge", "ge2", "ge+kn") if settings.refinements else ("softmax", "ge")
+def _models(refinements):
+    return ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
 
 
 def _seed_identity(cell, beta, seed):
@@ -302,7 +302,7 @@ def _seed_identity(cell, beta, seed):
 def _cell_key(cell, settings, beta, seed):
     payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
                               beta=str(beta), seed=[settings.base_seed, seed],
-                              objects=list(settings.objects), models=list(_models(settings)),
+                              objects=list(settings.objects), models=list(_models(settings.refinements)),
                               coupled=settings.coupled, weights=settings.weights),
                          sort_keys=True)
     safe = cell.config.name.replace("/", "_").replace(":", "_")
@@ -343,7 +343,7 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
         if refinements:
             kn = spectra(dims, b, rng=rng, models=("ge",), objects=objects, weights=w, key_norm_term=True)
             eig.update({f"ge+kn/{o}": v for (_, o), v in kn.items()})
-    models = ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
+    models = _models(refinements)
     q = {}
     for o in objects:
         sm = eig[f"softmax/{o}"]
@@ -369,17 +369,23 @@ def _theory_job(dims, beta, obj, points):
     return data
 
 
-def plan_sweep(settings: VerifySettings) -> list[SweepCell]:
+def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
     r"""The sweep of a run: one object cell per distinct (dimensions, β, object) — the
-    tabulated exact law — and one cell per (configuration, n, β, seed).
+    tabulated exact law, first — and one cell per (configuration, n, β, seed).
+
+    ``cells`` is :func:`plan_cells` of ``settings`` when already at hand (computed
+    otherwise).
 
     Raises
     ------
     FreeprobValueError
         As :func:`plan_cells`.
+
+    Source: paper §5.1 / §D.1 (the protocol; one initialisation per cell), this project's
+    sweep design (:mod:`freeprob.sweep`).
     """
     out, seen = [], set()
-    cells = plan_cells(settings)
+    cells = plan_cells(settings) if cells is None else cells
     for cell in cells:
         for beta in settings.betas_exact:
             for obj in settings.objects:
@@ -445,7 +451,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         Unreachable scheduler, no workers, other freeprob version on the workers.
     """
     t0 = time.perf_counter()
-    sweep = plan_sweep(settings)
+    cells = plan_cells(settings)
+    sweep = plan_sweep(settings, cells)
     name, sweep_settings = _sweep_name(settings)
     report = settings.report_dir
     _check_writable(report)
@@ -461,7 +468,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
             if c.kind == "object":
                 data = store.get_object(c.key)
                 theory[c.key] = data if data is not None else {"error": stats.failed.get(c.key, "not computed")}
-        rows, per_seed = summarize(plan_cells(settings), settings, theory, store, name)
+        rows, per_seed = summarize(cells, settings, theory, store, name)
         failed = {k: v for k, v in stats.failed.items() if not k.startswith("theory-")}
         result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
                       definitions=DEFINITIONS, computed=stats.by_kind["cell"][0],
@@ -470,7 +477,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
                       store=str(settings.store_path), report=str(report), sweep=name, executor=executor)
         if settings.figures:
             from .figures import verify_figures
-            result["figures"] = verify_figures(plan_cells(settings), settings, theory, store, report)
+            result["figures"] = verify_figures(cells, settings, theory, store, report)
         text = format_table(result)
         if stream is not None:     # printed first: a failure to write the files below loses nothing
             print(text, file=sys.stdout if stream == "stdout" else stream)
