@@ -30,7 +30,7 @@ import sympy as sp
 
 from .errors import FreeprobValueError
 
-__all__ = ["as_exact", "check"]
+__all__ = ["as_exact", "check", "check_unique"]
 
 
 _RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
@@ -159,3 +159,44 @@ def check(expr: sp.Expr, rule: str, owner: str, name: str) -> sp.Expr:
     if predicate(expr) is False:
         raise FreeprobValueError(f"Parameter `{name}` of `{owner}` {text}; got {expr}")
     return expr
+
+
+def check_unique(items, what, key=None):
+    r"""Refuse a list of settings that names one value twice (one message everywhere:
+    the ``--configs``, ``--schemes``, ``--objects``, ``--n``, ``--beta`` flags and
+    :class:`freeprob.verify.VerifySettings`).
+
+    Parameters
+    ----------
+    items : sequence
+        The values as given.
+    what : str
+        What the list is, for the message (``"--configs"``, ``"configs"``); empty for
+        argparse, which names the flag itself.
+    key : callable, optional
+        Normal form of an item (``"mqa"`` and ``"gqa:1"`` are one scheme; ``0.5`` and
+        ``1/2`` one β); default the item itself.
+
+    Returns
+    -------
+    tuple
+        ``items`` as a tuple.
+
+    Raises
+    ------
+    FreeprobValueError
+        Two items with the same normal form: ``configs lists 'gpt2-small' twice; give
+        each value once`` (or ``lists 'mqa' and 'gqa:1', the same value``).
+
+    Source: this project's input rules (README, "verify").
+    """
+    items = tuple(items)
+    seen = {}
+    for item in items:
+        k = item if key is None else key(item)
+        if k in seen:
+            first = seen[k]
+            same = f"{item!r} twice" if first == item else f"{first!r} and {item!r}, the same value"
+            raise FreeprobValueError(f"{what + ' ' if what else ''}lists {same}; give each value once")
+        seen[k] = item
+    return items

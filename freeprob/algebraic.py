@@ -26,9 +26,12 @@ compound free Poisson π(ν,t)   from ``R(w) = (t/w)(G_ν(1/w)/w − 1)``
 The conversions between the G-, R- and S-polynomials use ``z = R(G) + 1/G`` and
 ``G = u S(u)`` with ``u = zG − 1`` (theory.md §1; [MS17] §2.4–2.6).
 
-The result is made irreducible: :func:`cauchy_equation` factors the eliminant and keeps
-the unique irreducible factor that the Cauchy series ``Σ m_n z^{−n−1}`` satisfies
-(checked exactly on enough terms to exclude every other factor).
+The result is made irreducible by one function for every law (:func:`_irreducible_equation`,
+through :func:`cauchy_equation`), and every operation starts from the irreducible equations
+of its operands: the eliminant is factored (FLINT, parameters and constants such as ``e``
+and ``√2`` as variables: :mod:`freeprob._exactpoly`) and the unique irreducible factor that
+the Cauchy series ``Σ m_n z^{−n−1}`` satisfies is kept (checked exactly on enough terms to
+exclude every other factor), irreducible over the algebraic extension of the constants.
 
 References
 ----------
@@ -40,9 +43,9 @@ from __future__ import annotations
 import math
 from functools import singledispatch
 
-import flint
 import sympy as sp
 
+from ._exactpoly import flint_context, from_flint, norm
 from .errors import FreeprobValueError, NotAvailable
 from .families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
 from .law import Law
@@ -106,160 +109,31 @@ def s_to_g(L):
 
 
 # -- elimination: FLINT multivariate integer polynomials when possible ------------------
-def _poly_to_rational(poly, variables):
-    """Re-express a ``Poly`` over ℤ, ℚ or ℤ[…]/ℚ[…] in ``variables`` without going through
-    sympy expressions (which is slow for eliminants with thousands of terms)."""
-    dom = poly.domain
-    try:
-        gi = [variables.index(g) for g in poly.gens]
-    except ValueError:
-        return None
-    n = len(variables)
-    out = {}
-    if dom.is_ZZ or dom.is_QQ:
-        for m, c in poly.rep.to_dict().items():
-            key = [0] * n
-            for i, e in zip(gi, m):
-                key[i] = e
-            out[tuple(key)] = dom.to_sympy(c)
-    elif dom.is_PolynomialRing and (dom.domain.is_ZZ or dom.domain.is_QQ):
-        try:
-            pi = [variables.index(s) for s in dom.symbols]
-        except ValueError:
-            return None
-        for m, c in poly.rep.to_dict().items():
-            for pm, pc in c.items():
-                key = [0] * n
-                for i, e in zip(gi, m):
-                    key[i] = e
-                for i, e in zip(pi, pm):
-                    key[i] += e
-                out[tuple(key)] = out.get(tuple(key), 0) + dom.domain.to_sympy(pc)
-    else:
-        return None
-    return sp.Poly.from_dict(out, *variables, domain=sp.QQ)
-
-
-def _rational_poly(expr, variables):
-    """``expr`` (or its numerator) as a ``Poly`` over ℚ in ``variables``, or ``None``."""
-    errors = (sp.polys.polyerrors.PolynomialError, sp.polys.polyerrors.CoercionFailed)
-    if isinstance(expr, sp.Poly):
-        direct = _poly_to_rational(expr, variables)
-        if direct is not None:
-            return direct
-        expr = expr.as_expr()
-    try:
-        return sp.Poly(expr, *variables, domain=sp.QQ)
-    except errors:
-        pass
-    try:
-        return sp.Poly(sp.fraction(sp.together(expr))[0], *variables, domain=sp.QQ)
-    except errors:
-        return None
-
-
-_EXP_GEN = sp.Dummy("T")
-
-
-def _freeze_exponentials(exprs):
-    """Replace ``e = exp(1)`` and ``exp(r)`` (``r`` rational) by powers of one symbol ``T``
-    standing for ``exp(1/L)``, ``L`` the common denominator of the exponents.
-
-    ``exp(1/L)`` is transcendental (Lindemann), so ``ℚ(T) ≅ ℚ(exp(1/L))``: eliminations and
-    factorizations over ``ℚ(T)`` are exact for the GE constants ``θ1 = e^{β²} − 1`` with
-    rational ``β²``.  Returns the new expressions and the back substitution (or ``None``).
-    """
-    def plain(e):  # a Poly over ℤ, ℚ or ℤ/ℚ[symbols]: no constants to freeze
-        d = e.domain
-        return d.is_ZZ or d.is_QQ or ((d.is_PolynomialRing or d.is_FractionField) and (
-            d.domain.is_ZZ or d.domain.is_QQ) and all(g.is_Symbol for g in d.symbols))
-
-    exps = set()
-    for e in exprs:
-        if isinstance(e, sp.Poly) and plain(e):
-            continue
-        e = e.as_expr() if isinstance(e, sp.Poly) else e
-        if e.has(sp.E):
-            exps.add(sp.Integer(1))
-        exps.update(a.args[0] for a in e.atoms(sp.exp) if a.args[0].is_Rational)
-    if not exps:
-        return exprs, None
-    L = sp.ilcm(1, *[r.q for r in exps])
-    forward = {sp.E: _EXP_GEN**L}
-    forward.update({sp.exp(r): _EXP_GEN ** (r * L) for r in exps})
-    out = [e if isinstance(e, sp.Poly) and plain(e) else
-           (e.as_expr() if isinstance(e, sp.Poly) else e).xreplace(forward) for e in exprs]
-    return out, {_EXP_GEN: sp.exp(sp.Rational(1, L))}
-
-
-def _flint_context(exprs, gens):
-    """An ``fmpz_mpoly`` context for ``exprs`` and their integer-coefficient numerators.
-
-    Returns ``(ctx, variables, numerators, back)``, where the variables are ``gens`` followed by
-    the parameters (free symbols), or ``None`` when a coefficient is not rational (e.g.
-    ``sqrt(2)`` or ``log(8)``), in which case sympy's elimination is used instead.
-    ``back`` undoes :func:`_freeze_exponentials` (``e``, ``exp(r)`` as a variable).
-    """
-    exprs = [e if isinstance(e, sp.Poly) else sp.sympify(e) for e in exprs]
-    exprs, back = _freeze_exponentials(exprs)
-    params = sorted(set().union(*[e.free_symbols for e in exprs]) - set(gens),
-                    key=sp.default_sort_key)
-    variables = tuple(gens) + tuple(params)
-    polys = [_rational_poly(e, variables) for e in exprs]
-    if any(p is None or p.is_zero for p in polys):
-        return None
-    ctx = flint.fmpz_mpoly_ctx.get(tuple(f"v{i}" for i in range(len(variables))), "lex")
-    out = []
-    for poly in polys:
-        terms = poly.terms()
-        den = sp.ilcm(*[c.q for _, c in terms])
-        out.append(ctx.from_dict({m: int(c * den) for m, c in terms}))
-    return ctx, variables, out, back
-
-
-def _from_flint(f, variables, gens, back=None):
-    """The sympy ``Poly`` in ``gens`` (content removed) of an ``fmpz_mpoly`` over ``variables``.
-
-    Variables other than ``gens`` that still occur become the coefficient domain ℤ[...];
-    eliminated variables (degree 0 everywhere) are dropped; ``back`` substitutes frozen
-    exponentials back.
-    """
-    terms = {m: int(c) for m, c in f.to_dict().items()}
-    gi = [variables.index(g) for g in gens]
-    used = [i for i in range(len(variables))
-            if i not in gi and any(m[i] for m in terms)]
-    if not used:
-        poly = sp.Poly.from_dict({tuple(m[i] for i in gi): c for m, c in terms.items()},
-                                 *gens, domain=sp.ZZ)
-    else:
-        domain = sp.ZZ[tuple(variables[i] for i in used)]
-        grouped = {}
-        for m, c in terms.items():
-            grouped.setdefault(tuple(m[i] for i in gi), {})[tuple(m[i] for i in used)] = c
-        ring = domain.ring
-        poly = sp.Poly.from_dict({k: ring.from_dict(v) for k, v in grouped.items()},
-                                 *gens, domain=domain)
-    poly = poly.primitive()[1]
-    if back:
-        poly = sp.Poly(poly.as_expr().xreplace(back), *gens)
-    return poly
+_SYMPY_ERRORS = (sp.polys.polyerrors.PolynomialError, sp.polys.polyerrors.CoercionFailed,
+                 sp.polys.polyerrors.DomainError, NotImplementedError, ZeroDivisionError)
 
 
 def _eliminate(first, steps, gens):
     """Eliminate variables by successive resultants: ``first``, then ``Res_v(·, q)`` for
     each ``(q, v)`` in ``steps``; the result is a ``Poly`` in ``gens``.
 
-    Uses FLINT's multivariate resultants over ℤ (parameters as extra variables) when all
-    coefficients are rational, sympy's otherwise.
+    Uses FLINT's multivariate resultants over ℤ, parameters and constants (``e``, ``√2``:
+    :func:`freeprob._exactpoly.freeze_constants`) as extra variables, after each step
+    keeping the square-free product of the factors that involve ``gens[0]``; sympy's
+    resultants only for coefficients FLINT cannot hold (``log(8)``, ``sqrt(t)``).
+
+    Raises
+    ------
+    NotAvailable
+        If the eliminant vanishes (degenerate law) or sympy cannot form it.
     """
     exprs = [first] + [q for q, _ in steps]
     elim = [v for _, v in steps]
-    flint_data = _flint_context(exprs, tuple(gens) + tuple(elim))
-    if flint_data is not None:
-        ctx, variables, polys, back = flint_data
-        acc = polys[0]
-        for q, v in zip(polys[1:], elim):
-            acc = acc.resultant(q, ctx.names()[variables.index(v)])
+    fd = flint_context(exprs, tuple(gens) + tuple(elim))
+    if fd is not None:
+        ctx, acc = fd.ctx, fd.polys[0]
+        for q, v in zip(fd.polys[1:], elim):
+            acc = acc.resultant(q, fd.name(v))
             if acc.is_zero():
                 raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
             # Only the zero set matters: drop repeated factors, and factors free of the
@@ -269,25 +143,104 @@ def _eliminate(first, steps, gens):
             for f, _ in parts:
                 if f.degrees()[0] > 0:
                     acc = acc * f
-        return _from_flint(acc, variables, gens, back)
-    acc = sp.expand(first)
-    for q, v in steps:
-        res = sp.resultant(sp.Poly(acc, v, *gens), sp.Poly(sp.expand(q), v, *gens), v)
-        acc = sp.expand(res.as_expr() if isinstance(res, sp.Poly) else res)
-    return _numer(acc, *gens)
+        return from_flint(acc, fd.variables, gens, fd.back)
+    try:
+        acc = sp.expand(first)
+        for q, v in steps:
+            res = sp.resultant(sp.Poly(acc, v, *gens), sp.Poly(sp.expand(q), v, *gens), v)
+            acc = sp.expand(res.as_expr() if isinstance(res, sp.Poly) else res)
+        return _numer(acc, *gens)
+    except _SYMPY_ERRORS as exc:
+        consts = sorted({str(a) for e in exprs for a in sp.sympify(_expr(e) if isinstance(
+            e, sp.Poly) else e).atoms(sp.Function, sp.NumberSymbol, sp.Pow) if a.is_number})
+        raise NotAvailable(
+            "the Cauchy equation cannot be eliminated with these coefficients "
+            f"({type(exc).__name__} in sympy; constants {', '.join(consts) or 'none'}): exact "
+            "equations need rational numbers, symbols, e, exp(rational) and radicals such as "
+            "sqrt(2); moments, cumulants and transforms of this law are available") from None
 
 
 def _resultant(p, q, var, gens):
     return _eliminate(p, [(q, var)], gens)
 
 
-def _factor_list(P):
-    """The irreducible factors of ``P(G, z)`` (FLINT when the coefficients are rational)."""
-    flint_data = _flint_context([P], (G, z))
-    if flint_data is None:
-        return [f for f, _ in sp.factor_list(P)[1]]
-    _, variables, (f,), back = flint_data
-    return [_from_flint(g, variables, (G, z), back) for g, _ in f.factor()[1]]
+def _branch_at_infinity(f):
+    """True if the ``fmpz_mpoly`` ``f`` in ``(G, z, …)`` has a branch ``G ~ c/z`` at ∞:
+    with ``D = max(j − k)`` over its terms ``G^k z^j``, the terms with ``j − k = D`` sum to
+    zero at ``G = 1/z`` (every Cauchy transform has ``G ~ 1/z``, for every parameter)."""
+    terms = f.to_dict()
+    D = max(m[1] - m[0] for m in terms)
+    q0 = {}
+    for m, c in terms.items():
+        if m[1] - m[0] == D:
+            q0[m[2:]] = q0.get(m[2:], 0) + int(c)
+    return not any(q0.values())
+
+
+def _irreducible_equation(P, law):
+    r"""The irreducible, square-free factor of ``P(G, z)`` satisfied by the Cauchy
+    transform of ``law``: the one reduction step of every equation (families and
+    operations alike, through :func:`cauchy_equation`).
+
+    ``P`` is factored in FLINT with parameters and constants as variables; factors free of
+    ``G`` or without a branch ``G ~ 1/z`` at infinity are dropped, and among the others the
+    one the Cauchy series satisfies is kept (:func:`_select_by_series`).  With algebraic
+    constants (``√2``) the kept factor is checked to be irreducible over ``ℚ(√2)`` by its
+    norm (Trager); if the norm does not prove it, it is factored over the extension by
+    sympy and the selection repeated.  Coefficients FLINT cannot hold (``log(8)``,
+    ``sqrt(t)``) are factored by sympy.
+    """
+    fd = flint_context([P], (G, z))
+    if fd is None:
+        try:
+            factors = [sp.Poly(f, G, z) for f, _ in sp.factor_list(_expr(P), G, z)[1]]
+        except _SYMPY_ERRORS:
+            factors = [P]
+        return _select_by_series([f for f in factors if sp.degree(f, G) >= 1], law)
+    gens = [g for g, _ in fd.polys[0].factor()[1]
+            if g.degrees()[0] > 0 and _branch_at_infinity(g)]
+    if not gens:
+        raise NotAvailable(  # pragma: no cover - would be a bug in an elimination rule
+            f"{type(law).__name__}: no factor of the eliminant has a branch G ~ 1/z at infinity")
+    polys = [from_flint(g, fd.variables, (G, z), fd.back) for g in gens]
+    best = _select_by_series(polys, law)
+    if not fd.relations:
+        return best
+    g = gens[[id(p) for p in polys].index(id(best))]
+    if _irreducible_by_norm(g, fd.relations):
+        return best
+    # the norm does not prove irreducibility over the extension: factor there (sympy; a
+    # small polynomial), constants other than the algebraic ones staying variables
+    alg = {v: fd.back[v] for v, _ in _relations_syms(fd)}
+    expr = from_flint(g, fd.variables, (G, z), alg).as_expr()
+    others = sorted(expr.free_symbols - {G, z}, key=sp.default_sort_key)
+    rest = {v: a for v, a in fd.back.items() if v not in alg}
+    try:
+        factors = sp.factor_list(expr, G, z, *others, extension=list(alg.values()))[1]
+    except _SYMPY_ERRORS:
+        return best
+    polys = [sp.Poly(f.xreplace(rest), G, z) for f, _ in factors]
+    polys = [f for f in polys if f.degree(G) >= 1]
+    return best if len(polys) == 1 else _select_by_series(polys, law)
+
+
+def _relations_syms(fd):
+    """``[(sympy variable, FLINT name)]`` of the algebraic relations of ``fd``."""
+    names = fd.ctx.names()
+    return [(fd.variables[names.index(n)], n) for n, _ in fd.relations]
+
+
+def _irreducible_by_norm(g, relations):
+    """True if the norm of ``g`` over the algebraic variables (Trager) is a square-free
+    irreducible polynomial in ``(G, z)``: then ``g`` is irreducible over the extension
+    (a factorization of ``g`` there would factor its norm).  ``False`` means unknown (e.g.
+    ``g`` free of the algebraic variables has the norm ``g^k``)."""
+    names = g.context().names()
+    if not any(g.degrees()[names.index(n)] > 0 for n, _ in relations):
+        return False
+    N = norm(g, relations)
+    parts = [(f, e) for f, e in N.factor()[1] if f.degrees()[0] > 0 or f.degrees()[1] > 0]
+    return len(parts) == 1 and parts[0][1] == 1
 
 
 # -- per-law (possibly reducible) equations ----------------------------------------------
@@ -331,20 +284,29 @@ def _(law: FreePoisson):
 @raw_cauchy_equation.register
 def _(law: CompoundFreePoisson):
     t = law.rate
-    Pnu = raw_cauchy_equation(law.jump_law)
+    Pnu = _operand_equation(law.jump_law)
     # R(w) = (t/w)(G_ν(1/w)/w − 1)  ⇔  G_ν(1/w) = w + w² R / t
     Q = _numer(_expr(Pnu).subs({G: w + w**2 * _R / t, z: 1 / w}, simultaneous=True), _R, w)
     return r_to_g(Q)
 
 
+def _operand_equation(law) -> sp.Poly:
+    """The equation an operation starts from for its operand ``law``: the irreducible one
+    (:meth:`~freeprob.law.Law.cauchy_equation`, cached on the law), so that no operation
+    carries squared or spurious factors of its operands into its eliminant."""
+    return law.cauchy_equation()
+
+
 def r_equation(law) -> sp.Poly:
-    """``Q(R, w)`` satisfied by the R-transform of ``law``."""
-    return g_to_r(raw_cauchy_equation(law))
+    """``Q(R, w)`` satisfied by the R-transform of ``law`` (from its irreducible Cauchy
+    equation ``P(G, z)`` by ``G = w``, ``z = R + 1/w``)."""
+    return g_to_r(_operand_equation(law))
 
 
 def s_equation(law) -> sp.Poly:
-    """``L(S, u)`` satisfied by the S-transform of ``law`` (needs a non-zero mean)."""
-    return g_to_s(raw_cauchy_equation(law))
+    """``L(S, u)`` satisfied by the S-transform of ``law`` (needs a non-zero mean; from its
+    irreducible Cauchy equation by ``G = uS``, ``z = (1 + u)/(uS)``)."""
+    return g_to_s(_operand_equation(law))
 
 
 @raw_cauchy_equation.register
@@ -381,13 +343,13 @@ def _(law: FreePower):
 
 @raw_cauchy_equation.register
 def _(law: Shift):
-    P = raw_cauchy_equation(law.law)
+    P = _operand_equation(law.law)
     return _numer(_expr(P).subs(z, z - law.a), G, z)
 
 
 @raw_cauchy_equation.register
 def _(law: Dilate):
-    P = raw_cauchy_equation(law.law)
+    P = _operand_equation(law.law)
     c = law.c
     return _numer(_expr(P).subs({G: c * G, z: z / c}, simultaneous=True), G, z)
 
@@ -397,9 +359,9 @@ def _(law: Mixture):
     pairs = [(wt, law_i) for wt, law_i in zip(law.weights, law.laws) if sp.simplify(wt) != 0]
     wt0, law0 = pairs[0]
     # H = w_0 G_0: P_0(H / w_0, z)
-    P = _numer(_expr(raw_cauchy_equation(law0)).subs(G, G / wt0), G, z)
+    P = _numer(_expr(_operand_equation(law0)).subs(G, G / wt0), G, z)
     for wt, law_i in pairs[1:]:
-        Pi = raw_cauchy_equation(law_i)
+        Pi = _operand_equation(law_i)
         # H_new = H_old + wt * Y with P_i(Y, z) = 0
         P = _resultant(_expr(P).subs(G, G - wt * _Y), _expr(Pi).subs(G, _Y), _Y, (G, z))
     return P
@@ -407,7 +369,7 @@ def _(law: Mixture):
 
 @raw_cauchy_equation.register
 def _(law: RectangularCompanion):
-    P = raw_cauchy_equation(law.law)
+    P = _operand_equation(law.law)
     c = law.ratio
     return _numer(_expr(P).subs(G, (G - (1 - c) / z) / c), G, z)
 
@@ -421,7 +383,7 @@ def _(law: Pushforward):
     # factors it and keeps the factor satisfied by the Cauchy series.
     coeffs = law.coefficients
     d = len(coeffs) - 1
-    P = raw_cauchy_equation(law.law)
+    P = _operand_equation(law.law)
     m = sp.degree(P, G)
     if m**d * math.factorial(d) > _MAX_PUSHFORWARD_DEGREE:
         raise NotAvailable(
@@ -471,8 +433,11 @@ def cauchy_equation(law: Law) -> sp.Poly:
     r"""The irreducible algebraic Cauchy equation ``P(G, z)`` of ``law``.
 
     ``P`` is a sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or
-    symbolic coefficients, irreducible over its coefficient domain, with
-    ``P(G(z), z) = 0`` for ``G(z) = ∫ dμ(x)/(z − x)``.
+    symbolic coefficients, square-free and irreducible over its coefficient field (the
+    rationals or rational functions of the parameters, extended by the constants: ``e``,
+    and algebraic numbers such as ``√2``), with ``P(G(z), z) = 0`` for
+    ``G(z) = ∫ dμ(x)/(z − x)``.  It is determined up to a constant factor; here it is
+    primitive over ℤ[parameters] with a leading coefficient that is not negative.
 
     Raises
     ------
@@ -482,23 +447,30 @@ def cauchy_equation(law: Law) -> sp.Poly:
 
     Notes
     -----
-    The eliminant is factored and the factor that the Cauchy series satisfies is
-    kept; the series check uses more exact terms than the order to which a wrong
-    factor could vanish (a resultant-degree bound).  Elimination and factoring run in
-    FLINT's multivariate integer polynomials (parameters as extra variables) when every
-    coefficient is rational, in sympy otherwise.
+    Every operation builds its eliminant from the irreducible equations of its operands,
+    and every eliminant goes through the same reduction (:func:`_irreducible_equation`):
+    FLINT factorization, the factors with a branch ``G ~ 1/z`` at infinity, the one the
+    Cauchy series ``Σ m_n z^{−n−1}`` satisfies (checked exactly on more terms than a
+    wrong factor could match, a resultant-degree bound), and with algebraic constants a
+    proof of irreducibility over their extension (Trager's norm) or a factorization there.
+    Elimination and factoring run in FLINT's multivariate integer polynomials, parameters
+    and constants as extra variables (:mod:`freeprob._exactpoly`).
     """
-    P = raw_cauchy_equation(law)
-    candidates = [f for f in _factor_list(P) if sp.degree(f, G) >= 1]
+    return _normalize(_irreducible_equation(raw_cauchy_equation(law), law))
+
+
+def _select_by_series(candidates, law):
+    """The candidate ``P(G, z)`` (Polys of degree ≥ 1 in G) that the Cauchy series of ``law``
+    satisfies."""
     if len(candidates) == 1:
-        return _normalize(candidates[0])
+        return candidates[0]
     # A wrong irreducible factor f (degrees a_f, b_f) and the true one F (degrees ≤ A, B)
     # have a non-zero resultant of degree ≤ a_f B + b_f A in z, so f(G(z), z) cannot vanish
     # to more than b_f + a_f B + b_f A orders at infinity.
     degs = [(sp.degree(f, G), sp.degree(f, z)) for f in candidates]
     A, B = max(a for a, _ in degs), max(b for _, b in degs)
     order = max(b + a * B + b * A for a, b in degs) + 2
-    candidates.sort(key=lambda f: (sp.degree(f, G), sp.degree(f, z)))
+    candidates = sorted(candidates, key=lambda f: (sp.degree(f, G), sp.degree(f, z)))
     symbols = sorted(law.free_symbols, key=sp.default_sort_key)
     if symbols:
         # Screening at a generic rational point: the true factor vanishes on the Cauchy
@@ -515,10 +487,10 @@ def cauchy_equation(law: Law) -> sp.Poly:
                          if _series_residual_is_zero(sp.Poly(f.as_expr().subs(point), G, z),
                                                      special, order)]
             if len(survivors) == 1:
-                return _normalize(survivors[0])
+                return survivors[0]
     for f in candidates:
         if _series_residual_is_zero(f, law, order):
-            return _normalize(f)
+            return f
     raise NotAvailable(  # pragma: no cover - would be a bug in an elimination rule
         f"{type(law).__name__}: no factor of the eliminant is satisfied by the Cauchy series"
     )

@@ -24,8 +24,10 @@ import sympy as sp
 
 from . import families as fam
 from . import operations as ops
+from ._cliutil import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
 from .cli_laws import LAW_COMMANDS, add_law_commands, run_law_command
 from .cli_sweep import add_sweep_command, run_sweep_command
+from ._params import check_unique
 from .errors import FreeprobValueError, PrecisionError
 
 __all__ = ["main", "PRESET_LAWS"]
@@ -74,41 +76,39 @@ def table(law_name: str, order: int, dps: int | None, out=sys.stdout) -> None:
         print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
 
 
-def _int_at_least(minimum, what):
+def _max_workers():
+    from .sweep import max_local_workers
+    return max_local_workers()
+
+
+#: ``--workers``: 1 to max(8, 2 × cores) local processes (freeprob.sweep.max_local_workers)
+_WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --scheduler for more")
+
+
+def _list_arg(what, *, item=None, key=None, split=None, scalar=False):
+    r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
+    ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
+    twice (:func:`freeprob._params.check_unique`, the check of
+    :class:`freeprob.verify.VerifySettings`, so the message is the same from Python).
+
+    ``what`` names the items for the message; ``key`` the normal form compared for
+    duplicates; ``split`` the tokenizer (default: split at commas); ``scalar``: one item
+    is returned alone, not as a 1-tuple."""
     def parse(text):
+        tokens = (split or (lambda t: [x.strip() for x in t.split(",")]))(text)
+        if not tokens or not all(tokens):
+            raise argparse.ArgumentTypeError(f"expected {what}, comma-separated, none empty; got {text!r}")
+        values = tuple(item(t) if item else t for t in tokens)
         try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a {what} integer; got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"expected a {what} integer; got {v}")
-        return v
+            check_unique(values, "", key=key)
+        except FreeprobValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return values[0] if scalar and len(values) == 1 else values
 
     return parse
 
 
-_positive_int = _int_at_least(1, "positive")
-_order = _int_at_least(0, "non-negative")
-
-
-def _size_list(text):
-    """One token count ≥ 2 or a comma-separated list of them."""
-    parse = _int_at_least(2, "≥ 2")
-    items = [t.strip() for t in text.split(",")]
-    if not all(items):
-        raise argparse.ArgumentTypeError(f"expected an integer ≥ 2 or a comma-separated list of them; got {text!r}")
-    sizes = tuple(parse(t) for t in items)
-    return sizes[0] if len(sizes) == 1 else sizes
-
-
-def _csv_list(text):
-    items = tuple(t.strip() for t in text.split(",") if t.strip())
-    if not items:
-        raise argparse.ArgumentTypeError("expected a comma-separated list")
-    return items
-
-
-def _config_list(text):
+def _config_tokens(text):
     """Comma-separated names; a custom ``name:d=..,heads=..`` keeps its own commas."""
     items = []
     for tok in (t.strip() for t in text.split(",")):
@@ -119,9 +119,36 @@ def _config_list(text):
             items[-1] += "," + tok
         else:
             items.append(tok)
-    if not items:
-        raise argparse.ArgumentTypeError("expected a comma-separated list of configuration names")
-    return tuple(items)
+    return items
+
+
+def _scheme_key(text):
+    from .configs import parse_scheme
+    try:
+        return parse_scheme(text)
+    except FreeprobValueError:
+        return text                 # VerifySettings names the unknown scheme
+
+
+def _beta_key(text):
+    from .verify import _parse_beta
+    try:
+        return _parse_beta(text)
+    except FreeprobValueError:
+        return text                 # VerifySettings names the allowed range
+
+
+_size_list = _list_arg("integers ≥ 2", item=bounded_int(2), scalar=True)
+_beta_list = _list_arg("temperatures", key=_beta_key)
+_config_list = _list_arg("configuration names", split=_config_tokens)
+_scheme_list = _list_arg("scheme names", key=_scheme_key)
+_object_list = _list_arg("object names")
+
+
+def _add_no_figures(p, help_):
+    """``--no-figures``, also spelt ``--no-figure`` (hidden), on ``verify`` and ``readout``."""
+    p.add_argument("--no-figures", dest="no_figures", action="store_true", help=help_)
+    p.add_argument("--no-figure", dest="no_figures", action="store_true", help=argparse.SUPPRESS)
 
 
 def _add_verify(sub):
@@ -149,19 +176,20 @@ def _add_verify(sub):
     p.add_argument("--n", type=_size_list, default=None,
                    help="tokens for every configuration, or a comma-separated list to sweep sizes "
                         "(default: nominal n capped at --max-n)")
-    p.add_argument("--max-n", type=_int_at_least(2, "≥ 2"), default=None,
+    p.add_argument("--max-n", type=bounded_int(2), default=None,
                    help=f"cap on the nominal n (default {DEFAULT_MAX_N}; --quick {QUICK_MAX_N})")
     p.add_argument("--widths", choices=("scaled", "real"), default="scaled",
                    help="reach a smaller n by scaling all widths (default) or keep the model's widths")
-    p.add_argument("--beta", default="1", help="inverse temperature β (exact decimal; default 1), or a "
-                                               "comma-separated list to sweep temperatures (0.5,1,1.5)")
-    p.add_argument("--seeds", type=_positive_int, default=None,
+    p.add_argument("--beta", type=_beta_list, default="1",
+                   help="inverse temperature β (exact decimal; default 1), or a comma-separated list to "
+                        "sweep temperatures (0.5,1,1.5)")
+    p.add_argument("--seeds", type=bounded_int(1), default=None,
                    help=f"initialisations per configuration (default 10; --quick {QUICK_SEEDS})")
-    p.add_argument("--base-seed", type=_order, default=2026, help="seed of the run (default 2026)")
-    p.add_argument("--schemes", type=_csv_list, default=None,
+    p.add_argument("--base-seed", type=bounded_int(0), default=2026, help="seed of the run (default 2026)")
+    p.add_argument("--schemes", type=_scheme_list, default=None,
                    help="run every configuration under these schemes instead of its own: "
                         + ", ".join(SCHEME_CHOICES))
-    p.add_argument("--objects", type=_csv_list, default=("out",),
+    p.add_argument("--objects", type=_object_list, default=("out",),
                    help="objects to compare (default out): " + ", ".join(OBJECT_LAWS))
     p.add_argument("--refinements", action="store_true",
                    help="also run GE2 and GE + key-norm term (docs/theory.md §7) and report the gap each closes")
@@ -173,14 +201,27 @@ def _add_verify(sub):
                    help="the result store: a .sqlite, .sqlite3 or .db file (reports go to the same path "
                         "without the suffix) or a directory holding results.sqlite and the reports (default "
                         "./freeprob-verify, --quick ./freeprob-verify-quick)")
-    p.add_argument("--workers", type=_int_at_least(1, "≥ 1"), default=None,
+    p.add_argument("--workers", type=_WORKERS_ARG, default=None,
                    help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
-    p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    _add_no_figures(p, "skip the figures (figures/ is then not created, and figures of an earlier run are "
+                       "removed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--points", type=_int_at_least(50, "≥ 50"), default=None,
-                   help="density points per support interval of each exact law (default 1000; --quick 400)")
+    p.add_argument("--points", type=bounded_int(50), default=None,
+                   help="density points per support interval of each exact law (default 1000; --quick 400; "
+                        "above freeprob.cost.MAX_POINTS needs --force)")
+    p.add_argument("--force", action="store_true",
+                   help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
+                        "the memory, more than freeprob.cost.MAX_POINTS points or MAX_CELLS cells)")
+
+
+def _refuse_stdout_out(path, what):
+    """``--out -``: the results are a SQLite store and report files, not one stream."""
+    if path == STDOUT:
+        raise FreeprobValueError(f"--out names {what} (the SQLite result store and the reports); '-' "
+                                 "(standard output) is not one: the table is printed anyway, and `freeprob "
+                                 "sweep export DB --csv -` prints the stored results")
 
 
 def verify_command(args, out=None) -> int:
@@ -199,11 +240,12 @@ def verify_command(args, out=None) -> int:
     kw["points"] = args.points or (400 if args.quick else 1000)
     if args.out is not None and not args.out.strip():
         raise FreeprobValueError("--out must name a .sqlite file or a directory; got an empty string")
+    _refuse_stdout_out(args.out, "a .sqlite file or a directory")
     kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
     if args.workers is not None and args.scheduler is not None:
         raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
     res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout,
-                 workers=args.workers, scheduler=args.scheduler)
+                 workers=args.workers, scheduler=args.scheduler, force=args.force)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
@@ -226,17 +268,18 @@ def _add_readout(sub):
     p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
                    help="comparison to run, 'all', or 'list' to name them")
     p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
-    p.add_argument("--n", type=_int_at_least(2, "≥ 2"), default=None, help="tokens (default: per comparison)")
-    p.add_argument("--seeds", type=_int_at_least(2, "≥ 2"), default=None,
+    p.add_argument("--n", type=bounded_int(2), default=None, help="tokens (default: per comparison)")
+    p.add_argument("--seeds", type=bounded_int(2), default=None,
                    help="initialisations (default: per comparison)")
     p.add_argument("--out", default="freeprob-readout",
                    help="output directory: NAME.txt/.json/.png and results.sqlite, the store of every measured "
                         "initialisation (default ./freeprob-readout)")
-    p.add_argument("--no-figure", action="store_true", help="skip the figure")
+    _add_no_figures(p, "skip the figures (a figure of an earlier run is removed)")
     p.add_argument("--force", action="store_true",
                    help="recompute the comparison even if a finished result is stored (measured initialisations "
-                        "already in results.sqlite are still reused)")
-    p.add_argument("--workers", type=_int_at_least(1, "≥ 1"), default=None,
+                        "already in results.sqlite are still reused), and run sizes above the cost limits "
+                        "(an initialisation estimated above 10 min or beyond the memory)")
+    p.add_argument("--workers", type=_WORKERS_ARG, default=None,
                    help="local Dask worker processes (default 1, in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
@@ -253,8 +296,10 @@ def readout_command(args, out=None) -> int:
     from pathlib import Path
 
     from .comparisons import COMPARISONS, run_comparison
-    from .store import DB_SUFFIXES, ResultStore, StoreError, store_path
-    from .sweep import Executor, SchedulerError
+    from .cost import allow_large
+    from .store import (DB_SUFFIXES, ResultStore, StoreError, check_creatable, code_version,
+                        refuse_store_targets, store_path)
+    from .sweep import Executor, SchedulerError, check_executor
 
     out = out if out is not None else sys.stdout
     if args.name == "list":
@@ -264,49 +309,63 @@ def readout_command(args, out=None) -> int:
     workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
     if workers is not None and scheduler is not None:
         raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
+    workers = workers if workers is not None or scheduler else 1
+    check_executor(workers, scheduler)          # refused runs create nothing
     if not args.out.strip():
         raise FreeprobValueError("--out must name a directory (it holds the reports and results.sqlite); "
                                  "got an empty string")
+    _refuse_stdout_out(args.out, "a directory")
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
         raise FreeprobValueError(f"--out {args.out!r} is a file; it must name a directory")
     if outdir.suffix.lower() in DB_SUFFIXES and not outdir.is_dir():
         raise FreeprobValueError(f"--out {args.out!r} looks like a database file; for readout it names a "
                                  "directory (the store is written to DIR/results.sqlite)")
-    try:                                          # fail before computing, not after
-        outdir.mkdir(parents=True, exist_ok=True)
-        probe = outdir / ".freeprob-write-test"
-        probe.write_text("", encoding="utf-8")
-        probe.unlink()
-    except OSError as exc:
-        raise FreeprobValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
-    settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
+    check_creatable(outdir)
     names = list(COMPARISONS) if args.name == "all" else [args.name]
+    reports = [("report", outdir / f"{name}.{ext}") for name in names for ext in ("txt", "json", "png")]
+    refuse_store_targets(reports, outdir, who="readout")
+    settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
+
+    def reusable(name):
+        """A finished result of these settings, computed by this code, with its files."""
+        stored = outdir / f"{name}.json"
+        figure_ok = args.no_figures or (outdir / f"{name}.png").exists()
+        if args.force or not stored.exists() or not figure_ok or not (outdir / f"{name}.txt").exists():
+            return False
+        try:
+            data = json.loads(stored.read_text(encoding="utf-8")).get("data", {})
+        except (OSError, ValueError, AttributeError):
+            return False
+        return data.get("settings") == settings and data.get("code_version") == code_version()
+
+    todo = [name for name in names if not reusable(name)]
     failed = []
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(ResultStore(store_path(outdir)))      # a bad store fails here
         executor = None
+        if todo:          # started before anything is created: an unreachable scheduler leaves nothing behind
+            executor = stack.enter_context(Executor(workers=workers, scheduler=scheduler))
+            print(f"readout: measured cells run in {executor.description}; stored in {store_path(outdir)}",
+                  file=sys.stderr, flush=True)
+        try:                                          # fail before computing, not after
+            outdir.mkdir(parents=True, exist_ok=True)
+            probe = outdir / ".freeprob-write-test"
+            probe.write_text("", encoding="utf-8")
+            probe.unlink()
+        except OSError as exc:
+            raise FreeprobValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
+        store = stack.enter_context(ResultStore(store_path(outdir)))      # a bad store fails here
         for name in names:
-            stored = outdir / f"{name}.json"
-            figure_ok = args.no_figure or (outdir / f"{name}.png").exists()
-            if stored.exists() and figure_ok and not args.force:
-                try:
-                    rec = json.loads(stored.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
-                    rec = {}
-                if rec.get("data", {}).get("settings") == settings and (outdir / f"{name}.txt").exists():
-                    print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
-                    print(f"(stored result {stored}; --force recomputes)\n", file=out)
-                    continue
-            if executor is None:                  # started once, for the first comparison that runs
-                executor = stack.enter_context(Executor(workers=workers if workers is not None or scheduler
-                                                        else 1, scheduler=scheduler))
-                print(f"readout: measured cells run in {executor.description}; stored in {store.path}",
-                      file=sys.stderr, flush=True)
+            if name not in todo:
+                stored = outdir / f"{name}.json"
+                print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
+                print(f"(stored result {stored}; --force recomputes)\n", file=out)
+                continue
             try:
-                comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
-                                      executor=executor,
-                                      progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                with allow_large() if args.force else contextlib.nullcontext():     # --force: any size
+                    comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
+                                          executor=executor,
+                                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
             except (StoreError, SchedulerError):
                 raise
             except KeyboardInterrupt:
@@ -320,7 +379,8 @@ def readout_command(args, out=None) -> int:
                 failed.append(name)
                 continue
             comp.data["settings"] = settings
-            if args.no_figure:
+            comp.data["code_version"] = code_version()        # a result of other code is recomputed
+            if args.no_figures:
                 comp.plot = None
                 (outdir / f"{name}.png").unlink(missing_ok=True)      # no stale figure of another run
             paths = comp.write(outdir)
@@ -355,8 +415,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--law", default="mp-product", choices=sorted(PRESET_LAWS),
                    help="preset law (default: mp-product = " + PRESET_LAWS["mp-product"][0] + ")")
-    p.add_argument("--order", type=_order, default=8, help="highest order (default 8)")
-    p.add_argument("--dps", type=_positive_int, default=None,
+    p.add_argument("--order", type=ORDER_ARG, default=8, help="highest order (default 8)")
+    p.add_argument("--dps", type=DPS_ARG, default=None,
                    help="decimal digits (default: exact rationals/expressions)")
     return parser
 

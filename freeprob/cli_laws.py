@@ -28,6 +28,8 @@ import sys
 import mpmath
 import sympy as sp
 
+from ._cliutil import DPS_ARG, ORDER_ARG, STDOUT, bounded_int, check_outputs, status_stream, write_output
+from ._costguard import guard_exact_cost
 from .errors import FreeprobValueError, NotAvailable
 from .expr import ExpressionError, parse_law, parse_value
 
@@ -50,19 +52,6 @@ _KINDS = {  # kind -> (Law method, text column, csv/json key, LaTeX symbol)
 
 _LAW_HELP = ("law expression, e.g. 'free_mul(FreePoisson(1/2), Semicircle(0, 1))' (quote it for the shell; "
              "see freeprob.expr for the grammar)")
-
-
-def _int_arg(minimum, what, maximum=None):
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}; got {text!r}") from None
-        if v < minimum or (maximum is not None and v > maximum):
-            raise argparse.ArgumentTypeError(f"expected {what}; got {v}")
-        return v
-
-    return parse
 
 
 def max_order(value=None) -> int:
@@ -160,7 +149,8 @@ def parse_grid(text: str):
     if n == 1 and sp.simplify(a - b) == 0:
         return [a]
     if not 2 <= n <= MAX_GRID_POINTS:
-        raise FreeprobValueError(f"--grid: N must be between 2 and {MAX_GRID_POINTS}; got {n}")
+        raise FreeprobValueError(f"--grid: N must be between 2 and {MAX_GRID_POINTS} "
+                                 f"(freeprob.cli_laws.MAX_GRID_POINTS); got {n}")
     if not (b - a).is_positive:
         raise FreeprobValueError(f"--grid: need a < b; got a = {a}, b = {b}")
     step = (b - a) / (n - 1)
@@ -176,15 +166,15 @@ def _parser(sub, name, help_, description, examples):
 
 def _add_sequence_options(p, default_order=8):
     p.add_argument("law", metavar="LAW", help=_LAW_HELP)
-    p.add_argument("--order", type=_int_arg(0, "a non-negative integer"), default=default_order,
+    p.add_argument("--order", type=ORDER_ARG, default=default_order,
                    help=f"highest order K (default {default_order})")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--exact", action="store_true", help="exact values (the default)")
-    g.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=None,
+    g.add_argument("--dps", type=DPS_ARG, default=None,
                    help="N certified significant digits instead of exact values")
     p.add_argument("--format", choices=("table", "csv", "json", "latex"), default="table",
                    help="output format (default table)")
-    p.add_argument("--max-order", type=_int_arg(0, "a non-negative integer"), default=None,
+    p.add_argument("--max-order", type=bounded_int(0), default=None,
                    help=f"orders above this need --force (default {DEFAULT_MAX_ORDER}, "
                         "or env FREEPROB_MAX_ORDER)")
     p.add_argument("--force", action="store_true", help="compute orders above --max-order without asking")
@@ -239,18 +229,21 @@ def add_law_commands(sub) -> None:
     p.add_argument("law", metavar="LAW", help=_LAW_HELP)
     p.add_argument("--grid", required=True, metavar="a:b:N",
                    help="N equally spaced points from a to b (exact values such as -2, 1/2, sqrt(2))")
-    p.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=15,
+    p.add_argument("--dps", type=DPS_ARG, default=15,
                    help="certified significant digits (default 15)")
-    p.add_argument("--csv", metavar="FILE", default=None, help="write x,density to FILE")
+    p.add_argument("--csv", metavar="FILE", default=None,
+                   help="write x,density to FILE ('-': standard output)")
     p.add_argument("--plot", metavar="FILE.png", default=None,
-                   help="draw the density (and atoms) to FILE.png (matplotlib, Agg)")
+                   help="draw the density (and atoms) to FILE.png, .pdf or .svg (matplotlib, Agg; '-': PNG "
+                        "to standard output)")
+    p.add_argument("--force", action="store_true", help="overwrite existing --csv/--plot files")
 
     p = _parser(sub, "support", "support intervals and atoms of a law expression",
                 "The support of the absolutely continuous part (intervals with exact edges where "
                 "possible) and the atoms (location, mass) of a law expression.",
                 ["freeprob support 'free_add(Bernoulli(), Bernoulli())' --format json"])
     p.add_argument("law", metavar="LAW", help=_LAW_HELP)
-    p.add_argument("--dps", type=_int_arg(1, "a positive integer", 50_000), default=15,
+    p.add_argument("--dps", type=DPS_ARG, default=15,
                    help="digits of the decimal approximations (default 15)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
 
@@ -273,6 +266,9 @@ def _sequence_command(args, kinds, out):
     order = args.order
     _confirm_order(order, max_order(args.max_order), args.force)
     dps = args.dps
+    if dps is None:     # symbolic coefficients: measured cost, refused up front if too long
+        guard_exact_cost(law, [_KINDS[k][0] for k in kinds], order, who=f"freeprob {args.command}",
+                         forced=args.force or args.max_order is not None)
     cols = {k: getattr(law, _KINDS[k][0])(order, dps=dps) for k in kinds}
     text = " ".join(args.law.split())
     mode = "exact" if dps is None else f"{dps} significant digits"
@@ -331,32 +327,49 @@ def _plot(law, xs, ys, path, text):
         ax.vlines([a for a, _ in shown], 0, [m for _, m in shown], colors="C3", lw=2, label="atoms (mass)")
         ax.plot([a for a, _ in shown], [m for _, m in shown], "o", color="C3")
     ax.set_xlabel("x")
+    ax.set_ylabel("density")
     ax.set_title(text if len(text) <= 70 else text[:67] + "...", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except ValueError as exc:                      # unknown extension
-        raise FreeprobValueError(f"--plot {path}: {exc} (use .png, .pdf or .svg)") from None
+    write_output(path, lambda fh: fig.savefig(fh, format=_plot_format(path), dpi=120), binary=True)
+
+
+def _plot_format(path):
+    """The image format of ``--plot PATH`` (PNG for standard output); FreeprobValueError
+    for a suffix matplotlib cannot write."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if path == STDOUT:
+        return "png"
+    fmt = os.path.splitext(path)[1].lstrip(".").lower()
+    known = FigureCanvasAgg(Figure()).get_supported_filetypes()
+    if fmt not in known:
+        others = ", ".join(sorted(set(known) - {"png", "pdf", "svg"}))
+        raise FreeprobValueError(f"--plot {path}: unknown image format {fmt!r} (use .png, .pdf or .svg; "
+                                 f"matplotlib also writes {others})")
+    return fmt
 
 
 def _density_command(args, out):
     law = parse_law(args.law)
     xs = parse_grid(args.grid)
+    # refuse before computing: existing files without --force, both on '-', a bad image suffix
+    targets = check_outputs((("--csv", args.csv), ("--plot", args.plot)), force=args.force, who="density")
+    if args.plot is not None:
+        _plot_format(args.plot)
     dps = args.dps
-    ys = law.density(xs, dps=dps)
+    ys = _density_values(law, xs, dps)
     text = " ".join(args.law.split())
-    wrote = []
-    if args.csv:
-        with open(args.csv, "w", encoding="utf-8") as fh:
-            fh.write("x,density\n")
-            fh.writelines(f"{_xnum(x, dps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys))
-        wrote.append(args.csv)
-    if args.plot:
+    if args.csv is not None:
+        write_output(args.csv, lambda fh: fh.writelines(
+            ["x,density\n"] + [f"{_xnum(x, dps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys)]))
+    if args.plot is not None:
         _plot(law, xs, ys, args.plot, text)
-        wrote.append(args.plot)
-    if wrote:
-        print(f"law: {text}; {len(xs)} points, {dps} digits; wrote {', '.join(wrote)}", file=out)
+    if targets:
+        wrote = ", ".join("standard output" if p == STDOUT else p for _, p in targets)
+        report = status_stream([p for _, p in targets]) if out is sys.stdout else out
+        print(f"law: {text}; {len(xs)} points, {dps} digits; wrote {wrote}", file=report)
         return 0
     print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits)", file=out)
     rows = [(_xnum(x, dps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
@@ -364,6 +377,25 @@ def _density_command(args, out):
     for a, b in [("x", "density")] + rows:
         print(f"{a.rjust(wx)}  {b}", file=out)
     return 0
+
+
+def _density_values(law, xs, dps):
+    """``law.density(xs, dps=dps)``; a grid estimated to take longer than
+    :data:`freeprob.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
+    stderr (the same digits: each value is certified on its own)."""
+    from .cost import PROGRESS_AFTER, density_seconds
+
+    if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
+        return law.density(xs, dps=dps)
+    from tqdm import tqdm
+
+    step = -(-len(xs) // 100)
+    ys = []
+    with tqdm(total=len(xs), desc="density", unit="point", file=sys.stderr, dynamic_ncols=True) as bar:
+        for i in range(0, len(xs), step):
+            ys.extend(law.density(xs[i:i + step], dps=dps))
+            bar.update(len(xs[i:i + step]))
+    return ys
 
 
 def _xnum(x, dps):
@@ -431,7 +463,9 @@ def run_law_command(args, out=None) -> int:
     ------
     FreeprobValueError
         Bad expression (:class:`~freeprob.expr.ExpressionError`), bad parameters, an
-        order above the limit without ``--force``; :func:`freeprob.cli.main` turns it
+        order above the limit without ``--force``, exact values with symbolic
+        coefficients whose measured cost exceeds a minute without ``--force``
+        (:func:`freeprob._costguard.guard_exact_cost`); :func:`freeprob.cli.main` turns it
         into a message and exit status 2.
     PrecisionError
         Digits that cannot be certified (likewise exit status 2).
@@ -454,6 +488,8 @@ def run_law_command(args, out=None) -> int:
     except NotAvailable as exc:
         print(f"freeprob: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:                # the reader of standard output went away: main() stops quietly
+        raise
     except OSError as exc:
         print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2

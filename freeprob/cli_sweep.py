@@ -22,14 +22,12 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import sqlite3
 import sys
 from fractions import Fraction
-from pathlib import Path
 
+from ._cliutil import STDOUT, check_outputs, status_stream, write_output
 from .errors import FreeprobValueError
-from .store import RESULT_COLUMNS, ResultStore, StoreError, store_path
+from .store import RESULT_COLUMNS, ResultStore, StoreError, refuse_store_targets
 
 __all__ = ["AGGREGATE_COLUMNS", "PARQUET_TYPES", "add_sweep_command", "aggregate_rows", "run_sweep_command"]
 
@@ -102,13 +100,14 @@ def add_sweep_command(sub) -> None:
         help="write the results table to CSV and/or Parquet",
         description="Write the results table (" + ", ".join(RESULT_COLUMNS) + "; one row per cell and "
                     "quantity, NULL for a value that was not finite) to CSV and/or Parquet (typed columns; "
-                    "needs pyarrow). An existing file is kept unless --force. Exit status: 0; 2 on bad "
-                    "input.",
+                    "needs pyarrow); FILE '-' is standard output. An existing file is kept unless --force. "
+                    "Exit status: 0; 2 on bad input.",
         epilog=f"example: {_EXAMPLES['export']}",
     )
     e.add_argument("db", metavar="DB", help=_DB_HELP)
-    e.add_argument("--csv", metavar="FILE", default=None, help="write CSV here")
-    e.add_argument("--parquet", metavar="FILE", default=None, help="write Parquet here")
+    e.add_argument("--csv", metavar="FILE", default=None, help="write CSV here ('-': standard output)")
+    e.add_argument("--parquet", metavar="FILE", default=None,
+                   help="write Parquet here ('-': standard output)")
     e.add_argument("--sweep", metavar="NAME", default=None, help="only this sweep (default: all)")
     e.add_argument("--force", action="store_true", help="overwrite existing files")
     p.set_defaults(_sweep_parser=p)
@@ -133,9 +132,11 @@ def run_sweep_command(args, out=None) -> int:
     ------
     StoreError
         No store at ``args.db``, not a freeprob store, another store format, an unreadable
-        store, an unknown ``--sweep``, an existing export file without ``--force``.
+        or damaged store (a row that fails its checksum), an unknown ``--sweep``, an export
+        file that is the store itself (or its ``-wal``/``-shm`` file).
     FreeprobValueError
-        ``export`` without ``--csv``/``--parquet``, or Parquet without pyarrow.
+        ``export`` without ``--csv``/``--parquet``, an existing export file without
+        ``--force``, both on standard output (``-``), or Parquet without pyarrow.
     OSError
         An export file cannot be written.
 
@@ -146,27 +147,27 @@ def run_sweep_command(args, out=None) -> int:
         args._sweep_parser.print_help(out)
         return 2
     if args.sweep_command == "export":
-        targets = [(fmt, path) for fmt, path in (("csv", args.csv), ("parquet", args.parquet)) if path]
-        if not targets:
-            raise FreeprobValueError("sweep export: give --csv FILE and/or --parquet FILE")
-        if len(targets) == 2 and os.path.abspath(args.csv) == os.path.abspath(args.parquet):
-            raise FreeprobValueError("sweep export: --csv and --parquet name the same file")
-        for fmt, path in targets:          # refuse before reading anything
-            if os.path.lexists(path) and not args.force:
-                raise StoreError(f"sweep export: {path!r} exists; --force overwrites it")
-    path = store_path(args.db)
-    try:
-        with ResultStore(args.db, readonly=True) as store:
-            rows = store.rows(args.sweep)
-            sweeps = _select(store, args.sweep, rows)
-    except sqlite3.Error as exc:            # e.g. a damaged file, a table missing
-        raise StoreError(f"cannot read the result store {str(path)!r} ({exc})") from None
+        if args.csv is None and args.parquet is None:
+            raise FreeprobValueError("sweep export: give --csv FILE and/or --parquet FILE ('-' for standard "
+                                     "output)")
+        # refuse before reading anything: existing files without --force, two outputs on '-' or one file
+        given = (("--csv", args.csv), ("--parquet", args.parquet))
+        # never the store itself (or its -wal/-shm file): --force would replace the data being read
+        refuse_store_targets(given, args.db, who="sweep export")
+        targets = [(flag[2:], path)
+                   for flag, path in check_outputs(given, force=args.force, who="sweep export")]
+    # SQLite errors (a damaged file, a table missing) arrive as StoreError with the path and reason
+    with ResultStore(args.db, readonly=True) as store:
+        rows = store.rows(args.sweep)
+        sweeps = _select(store, args.sweep, rows)
     if args.sweep_command == "show":
         _show(sweeps, rows, fmt=args.format, per_seed=args.per_seed, out=out)
         return 0
+    report = status_stream([path for _, path in targets]) if out is sys.stdout else out
     for fmt, target in targets:
         (_write_csv if fmt == "csv" else _write_parquet)(rows, target)
-        print(f"wrote {len(rows)} rows to {target}", file=out)
+        where = "standard output" if target == STDOUT else target
+        print(f"wrote {len(rows)} rows to {where}", file=report)
     return 0
 
 
@@ -325,26 +326,14 @@ def _show(sweeps, rows, *, fmt, per_seed, out):
             print(_text_table(shown, [[rec[k] for k in keys] for rec in recs]), file=out)
 
 
-def _replace_into(target, write):
-    """Write through a temporary file next to ``target`` and rename it into place."""
-    target = Path(target)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _write_csv(rows, target):
-    def write(path):
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(RESULT_COLUMNS)
-            for r in rows:
-                w.writerow(["" if v is None else repr(v) if isinstance(v, float) else v for v in r])
+    def write(f):
+        w = csv.writer(f)
+        w.writerow(RESULT_COLUMNS)
+        for r in rows:
+            w.writerow(["" if v is None else repr(v) if isinstance(v, float) else v for v in r])
 
-    _replace_into(target, write)
+    write_output(target, write)
 
 
 def _write_parquet(rows, target):
@@ -358,4 +347,4 @@ def _write_parquet(rows, target):
     columns = {c: pa.array([r[i] for r in rows], type=types[PARQUET_TYPES[c]])
                for i, c in enumerate(RESULT_COLUMNS)}
     table = pa.table(columns)
-    _replace_into(target, lambda path: pq.write_table(table, str(path)))
+    write_output(target, lambda fh: pq.write_table(table, fh), binary=True)

@@ -44,6 +44,7 @@ import mpmath
 import sympy as sp
 from sympy.polys.constructor import construct_domain
 
+from ._exactpoly import algebraic_relations
 from .errors import FreeprobValueError, SeriesValuationError
 
 
@@ -300,6 +301,14 @@ class SymbolicRing(CoefficientRing):
         self.one = domain.one
         self._forward = dict(replacements or {})
         self._backward = {v: k for k, v in self._forward.items()}
+        # algebraic numbers standing as generators (√2 as c0) satisfy their minimal
+        # polynomials (c0² = 2), which the domain does not know: is_zero reduces by them
+        self._minpolys = []
+        if self._forward:
+            ring = domain.get_ring()
+            for _, m in algebraic_relations(self._forward):
+                with contextlib.suppress(sp.CoercionFailed):   # a generator the domain lacks
+                    self._minpolys.append(ring.from_sympy(m))
 
     @property
     def key(self):
@@ -333,7 +342,20 @@ class SymbolicRing(CoefficientRing):
             ) from exc
 
     def is_zero(self, a):
-        return self.domain.is_zero(a)
+        """Exact zero test; with algebraic generators (√2 as ``c0``) modulo their minimal
+        polynomials (``c0² − 2`` is zero), confirmed by sympy for several generators
+        (``√6 − √2·√3``: dependent radicals)."""
+        if self.domain.is_zero(a):
+            return True
+        if not self._minpolys:
+            return False
+        num = self.domain.numer(a)
+        for m in self._minpolys:
+            num = num.rem(m)
+        if not num:
+            return True
+        return len(self._minpolys) > 1 and sp.expand(
+            self.domain.get_ring().to_sympy(num).xreplace(self._backward)) == 0
 
     def to_sympy(self, a):
         out = self.domain.to_sympy(a)

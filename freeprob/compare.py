@@ -13,9 +13,14 @@ ours and every output says so):
   exact mean; integrated exactly with ``F`` linear between the merged sample points and a
   fine grid of the tabulated ``F`` (below).
 * **KS, sample vs law**: ``sup_x |F_emp(x) − F(x)|``, evaluated on both sides of every
-  sample point and every atom (so atoms, e.g. the exact zero eigenvalues of a low-rank
-  Gram against an atom of the law at 0, are handled; :func:`scipy.stats.kstest`
-  assumes a continuous ``F``).
+  sample point and every atom (so atoms, e.g. the zero eigenvalues of a low-rank Gram
+  against an atom of the law at 0, are handled; :func:`scipy.stats.kstest` assumes a
+  continuous ``F``).
+* **a sampled eigenvalue on an atom**: every distance first applies
+  :func:`snap_to_atoms`: an eigenvalue within ``ATOM_RTOL·max|λ|`` (``1e-9·max|λ|``) of
+  an atom location of the law (two samples: of 0) is set exactly onto it, since a float64
+  eigensolver returns the structural zeros of a rank-deficient Gram as 0 ± ~n·eps·max|λ|
+  (docs/theory.md §9).
 * **relative moment error**: ``(m̂_k − m_k)/m_k``, ``m̂_k = mean(λ^k)``.
 
 :class:`TabulatedLaw` tabulates an exact :class:`~freeprob.law.Law` once (density on a
@@ -33,10 +38,13 @@ from .errors import FreeprobValueError, PrecisionError
 from .sampler import empirical_moments
 
 __all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_moment_errors",
-           "spectrum_moments", "MASS_TOLERANCE"]
+           "spectrum_moments", "snap_to_atoms", "MASS_TOLERANCE", "ATOM_RTOL"]
 
 #: Largest accepted ``|continuous mass + atoms − 1|`` of a tabulated law.
 MASS_TOLERANCE = 1e-6
+#: A sampled eigenvalue within ``ATOM_RTOL·max|λ|`` of an atom location sits on the atom
+#: (:func:`snap_to_atoms`).
+ATOM_RTOL = 1e-9
 
 
 def _spectrum(values, what="eigenvalues"):
@@ -46,6 +54,63 @@ def _spectrum(values, what="eigenvalues"):
     if not np.all(np.isfinite(a)):
         raise FreeprobValueError(f"{what} contain NaN or infinite values")
     return np.sort(a)
+
+
+def snap_to_atoms(eigenvalues, locations=(0.0,)):
+    r"""Sampled eigenvalues that sit on an atom of a law, set exactly onto it.
+
+    The one place where a sampled spectrum meets an atom (every distance of this module
+    and the figures of ``freeprob verify`` go through it): an eigenvalue ``λ_i`` with
+    ``|λ_i − a| ≤ ATOM_RTOL · max_j |λ_j|`` (``ATOM_RTOL = 1e-9``) for an atom location
+    ``a`` becomes exactly ``a``.
+
+    Why this tolerance: a backward-stable float64 symmetric eigensolver (LAPACK
+    ``syevd``) returns every eigenvalue of an ``n × n`` Gram ``G`` with absolute error
+    ``≲ n·eps·‖G‖₂ = n·eps·max|λ|`` (``eps = 2.2·10⁻¹⁶``), so the structural zeros of a
+    rank-deficient Gram come out as a mix of ``0.0`` (:mod:`freeprob.sampler` clips the
+    negative ones) and ``±10⁻¹⁵``-ish values; ``1e-9`` is above that bound for every
+    ``n ≤ 4·10⁶``.  A genuine eigenvalue of the continuous part so close to the atom is
+    moved by at most ``1e-9·max|λ|``, which changes KS by at most the law's mass within
+    that window (of order ``√(1e-9) ≈ 3·10⁻⁵`` even at an inverse-square-root hard edge,
+    far below the ``1/n`` resolution of an empirical cdf) and W1 by at most
+    ``1e-9·max|λ|``.  docs/theory.md §9 states the same rule.
+
+    Parameters
+    ----------
+    eigenvalues : array_like, 1-d, finite
+        A sampled spectrum (any order; the order is kept).  The scale ``max|λ|`` is taken
+        over this array: pass the whole spectrum when a part of it (e.g. the bulk without
+        an outlier) is compared afterwards.
+    locations : sequence of finite floats
+        Atom locations of the law (default ``(0.0,)``, the structural zeros; empty: the
+        spectrum is returned unchanged).
+
+    Returns
+    -------
+    ndarray, shape ``(n,)``, float64
+        A copy; values on an atom are exactly the location (``+0.0`` for 0).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``eigenvalues`` not a non-empty finite 1-d array; a non-finite location.
+
+    Examples
+    --------
+    >>> snap_to_atoms([-2e-16, 0.0, 3e-15, 0.25, 1.0]).tolist()
+    [0.0, 0.0, 0.0, 0.25, 1.0]
+    """
+    lam = np.array(eigenvalues, dtype=float)
+    if lam.ndim != 1 or lam.size == 0 or not np.all(np.isfinite(lam)):
+        raise FreeprobValueError(f"snap_to_atoms: eigenvalues must be a non-empty finite 1-d array; got "
+                                 f"shape {lam.shape}" + ("" if np.all(np.isfinite(lam)) else " with NaN/inf"))
+    locs = np.asarray(locations, dtype=float).ravel()
+    if not np.all(np.isfinite(locs)):
+        raise FreeprobValueError(f"snap_to_atoms: atom locations must be finite; got {locs.tolist()}")
+    tol = ATOM_RTOL * float(np.max(np.abs(lam)))
+    for a in locs:
+        lam[np.abs(lam - a) <= tol] = a + 0.0       # + 0.0: −0.0 becomes +0.0
+    return lam
 
 
 _P = 6
@@ -196,6 +261,12 @@ class TabulatedLaw:
         cands = [b for _, b in self.support] + [x for x, m in self.atoms if m > 0]
         return max(cands) if cands else float("nan")
 
+    @property
+    def atom_locations(self):
+        """Locations of the atoms of positive mass (1-d array; what :func:`snap_to_atoms`
+        snaps a sampled spectrum onto)."""
+        return self.atoms[self.atoms[:, 1] > 0, 0]
+
     def _continuous(self, x):
         if self.nodes.size < 2:
             return np.zeros_like(x)
@@ -226,9 +297,29 @@ class TabulatedLaw:
             f = f + mass * ((x > loc) if left else (x >= loc))
         return f
 
+    @property
+    def cdf_tolerance(self) -> float:
+        """Accuracy claimed for the tabulated cdf: ``|mass_defect| + 10⁻¹²`` (the float64
+        rounding of the cumulative sums)."""
+        return abs(self.mass_defect) + 1e-12
+
     def quantile(self, p):
-        r"""``Q(p) = inf{x : F(x) ≥ p}`` for ``p`` in ``[0, 1]``, vectorised (``F`` inverted
-        linearly on :meth:`fine_nodes`; an atom is returned for every ``p`` in its jump)."""
+        r"""``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's ``ppf``) for
+        ``p`` in ``[0, 1]``, vectorised.
+
+        ``F`` is inverted linearly on :meth:`fine_nodes`; an atom is returned for every
+        ``p`` in its jump; ``Q(0)`` is the lowest point of the support or atom (exactly
+        ``0.0`` when that is 0), ``Q(1)`` the highest.  Where ``F`` is flat (a gap between
+        support intervals, the stretch before or after an atom) ``Q`` is the left end
+        ``x₀``: every ``p`` in ``[F(x₀), F(x₀) + τ]``, ``τ`` = :attr:`cdf_tolerance`, at
+        the right end ``x₀`` of a support interval or at an atom (the highest excepted)
+        gives exactly ``x₀``, since the tabulated ``F(x₀)`` is only accurate to ``τ``.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``p`` outside ``[0, 1]`` or NaN.
+        """
         p = np.asarray(p, dtype=float)
         if np.any((p < 0) | (p > 1)) or not np.all(np.isfinite(p)):
             raise FreeprobValueError("TabulatedLaw.quantile: p must lie in [0, 1]")
@@ -242,6 +333,9 @@ class TabulatedLaw:
         p0, p1, x0, x1 = pp[i - 1], pp[i], xx[i - 1], xx[i]
         frac = np.where(p1 > p0, (p - p0) / np.where(p1 > p0, p1 - p0, 1.0), 1.0)
         q = np.where(p1 <= p, x1, x0 + np.clip(frac, 0.0, 1.0) * (x1 - x0))
+        ends = np.unique(np.concatenate([[b for _, b in self.support], self.atom_locations]))[:-1]
+        for end, c in zip(ends, self.cdf(ends)):          # ascending: a later window wins
+            q = np.where((p >= c) & (p <= c + self.cdf_tolerance), end, q)
         return np.where(p <= pp[0], xx[0], q)
 
     def density(self, x):
@@ -282,6 +376,10 @@ def relative_moment_errors(eigenvalues, reference, order=4):
 def two_sample_distances(a, b):
     r"""Relative W1 (``W1(a, b)/mean(b)``) and KS distance between two spectra.
 
+    In each sample the eigenvalues within ``1e-9·max|λ|`` of 0 are first set to exactly 0
+    (:func:`snap_to_atoms`), so that the structural zeros of rank-deficient Grams, which a
+    float64 eigensolver returns as a mix of ``0.0`` and ``±10⁻¹⁵``, meet as one atom in both.
+
     Parameters
     ----------
     a, b : 1-d arrays of eigenvalues (any lengths; all eigenvalues are used)
@@ -295,7 +393,7 @@ def two_sample_distances(a, b):
     FreeprobValueError
         Empty or non-finite input, or ``mean(b) ≤ 0``.
     """
-    a, b = _spectrum(a), _spectrum(b)
+    a, b = (np.sort(snap_to_atoms(_spectrum(v))) for v in (a, b))
     mb = float(np.mean(b))
     if not mb > 0:
         raise FreeprobValueError("two_sample_distances: the reference spectrum b must have a positive mean")
@@ -308,8 +406,12 @@ def law_distances(eigenvalues, law: TabulatedLaw):
 
     ``relW1 = ∫|F_emp − F| dx / m1`` (``m1`` the law's exact mean), integrated exactly
     between the merged sample points and :meth:`TabulatedLaw.fine_nodes` (``F_emp``
-    constant, ``F`` linear on each piece; the pieces are at most a quarter of a cdf cell).  ``KS = sup_x |F_emp(x) − F(x)|`` over both one-sided limits at every
-    sample point and atom.
+    constant, ``F`` linear on each piece; the pieces are at most a quarter of a cdf cell).
+    ``KS = sup_x |F_emp(x) − F(x)|`` over both one-sided limits at every sample point and
+    atom.  Eigenvalues within ``1e-9·max|λ|`` of an atom of the law are first set exactly
+    onto it (:func:`snap_to_atoms`; the structural zeros of a rank-deficient Gram come out
+    of a float64 eigensolver as ``0.0`` and ``±10⁻¹⁵``, and only exact equality counts in
+    ``F_emp`` at the atom).
 
     Returns
     -------
@@ -324,6 +426,7 @@ def law_distances(eigenvalues, law: TabulatedLaw):
     if not isinstance(law, TabulatedLaw):
         raise FreeprobValueError(f"law_distances: expected a TabulatedLaw (TabulatedLaw.from_law(law)); got "
                                  f"{type(law).__name__}")
+    lam = np.sort(snap_to_atoms(lam, law.atom_locations))
     if not law.mean > 0:
         raise FreeprobValueError("law_distances: the law must have a positive mean")
     n = lam.size

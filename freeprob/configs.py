@@ -178,7 +178,8 @@ class ModelConfig:
         Raises
         ------
         FreeprobValueError
-            Malformed text, unknown or missing keys, non-integer values, bad widths.
+            Malformed text, unknown or missing keys, non-integer values, bad widths, or the
+            name of a built-in configuration (:data:`MODEL_CONFIGS`).
         """
         m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*:(.*)", spec)
         if not m:
@@ -186,6 +187,10 @@ class ModelConfig:
                 f"custom configuration {spec!r}: expected 'name:d=512,heads=8,d_head=64' "
                 "(optional context=, scheme=, kv_groups=)")
         name, body = m.group(1), m.group(2)
+        if name.lower() in MODEL_CONFIGS:         # its cells would be stored and reported as the built-in's
+            raise FreeprobValueError(
+                f"custom configuration {spec!r}: {name!r} is the name of a built-in configuration; give the "
+                f"custom one another name (built-in: {', '.join(MODEL_CONFIGS)})")
         kw = {}
         allowed = ("d", "heads", "d_head", "context", "scheme", "kv_groups")
         for part in filter(None, (p.strip() for p in body.split(","))):

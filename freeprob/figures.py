@@ -1,19 +1,25 @@
-r"""Figures of ``freeprob verify`` (matplotlib, Agg backend; PNG files).
+r"""Figures of ``freeprob verify`` (matplotlib's object API: ``Figure`` and
+``FigureCanvasAgg``, never pyplot's global state; PNG files).
 
 * ``figures/histograms.png``: per configuration, the histogram of the softmax spectrum
   (all initialisations pooled; eigenvalues at an atom of the law are left out and the
   histogram is scaled to the continuous mass) against our density, with the GE histogram
   as an outline and the top eigenvalues marked.
-* ``figures/qq.png``: per configuration, softmax and GE eigenvalues (first
-  initialisation) against the law's quantiles at ``(i − ½)/n``, with the diagonal.
+* ``figures/qq.png``: per configuration, softmax and GE eigenvalues (all initialisations
+  pooled, as the titles say) against the law's quantiles at ``(i − ½)/N``, with the
+  diagonal.
 """
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["verify_figures", "histogram_panel", "qq_panel"]
+__all__ = ["FIGURE_FILES", "verify_figures", "histogram_panel", "qq_panel", "remove_stale_figures"]
+
+#: the files :func:`verify_figures` writes, relative to the report directory
+FIGURE_FILES = ("figures/histograms.png", "figures/qq.png")
 
 
 def _grid(k):
@@ -27,18 +33,19 @@ def histogram_panel(ax, softmax, ge, law, title=""):
     ``softmax``, ``ge``: 1-d arrays of eigenvalues (pooled); ``law``: a
     :class:`~freeprob.compare.TabulatedLaw` or ``None``.  The histogram is a density of the
     continuous part (eigenvalues at an atom of the law left out, heights scaled to the
-    continuous mass).  Raises nothing of its own (matplotlib errors propagate).
-    Source: docs/theory.md §5 (what the paper's figures compare).
+    continuous mass; "at an atom" means within ``1e-9·max|λ|`` of it, as in the distances:
+    :func:`freeprob.compare.snap_to_atoms`).  Raises nothing of its own (matplotlib errors
+    propagate).  Source: docs/theory.md §5 (what the paper's figures compare).
     """
     sm, g = np.sort(softmax), np.sort(ge)
     keep = np.ones(sm.size, bool)
     keep_g = np.ones(g.size, bool)
     cont_mass = 1.0
     if law is not None and law.atoms.size:
-        scale = max(1.0, float(np.max(np.abs(sm))))
-        for loc, mass in law.atoms:
-            keep &= np.abs(sm - loc) > 1e-8 * scale
-            keep_g &= np.abs(g - loc) > 1e-8 * scale
+        from .compare import snap_to_atoms
+        locs = law.atom_locations
+        keep = ~np.isin(snap_to_atoms(sm, locs), locs)
+        keep_g = ~np.isin(snap_to_atoms(g, locs), locs)
         cont_mass = 1.0 - float(law.atoms[:, 1].sum())
     hi = law.upper_edge if law is not None else float(np.quantile(sm, 0.995))
     lo = min(0.0, float(sm.min()))
@@ -59,15 +66,18 @@ def histogram_panel(ax, softmax, ge, law, title=""):
     ax.axvline(sm[-1], color="C0", ls=":", lw=1, label="softmax top eigenvalue")
     ax.set_title(title, fontsize=8)
     ax.set_xlabel("eigenvalue", fontsize=7)
+    ax.set_ylabel("density", fontsize=7)
     ax.tick_params(labelsize=7)
 
 
 def qq_panel(ax, softmax, ge, law, title=""):
     r"""Draw one QQ panel: sorted eigenvalues (1-d arrays ``softmax``, ``ge``) against
     ``law.quantile((i − ½)/n)`` of a :class:`~freeprob.compare.TabulatedLaw`, with the
-    diagonal.  Source: docs/theory.md §5."""
+    diagonal; eigenvalues within ``1e-9·max|λ|`` of an atom of the law are drawn on it
+    (:func:`freeprob.compare.snap_to_atoms`).  Source: docs/theory.md §5."""
+    from .compare import snap_to_atoms
     for lam, color, name in ((softmax, "C0", "softmax"), (ge, "C1", "GE")):
-        lam = np.sort(lam)
+        lam = np.sort(snap_to_atoms(lam, law.atom_locations))
         p = (np.arange(lam.size) + 0.5) / lam.size
         ax.plot(law.quantile(p), lam, ".", ms=2, color=color, label=name)
     top = max(float(np.max(softmax)), float(np.max(ge)), law.upper_edge)
@@ -80,12 +90,31 @@ def qq_panel(ax, softmax, ge, law, title=""):
 
 def verify_figures(cells, settings, theory, store, out):
     r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object (and
-    first β) of a verify run from the spectra in ``store``; returns the list of written
-    paths (relative to ``out``, the report directory)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    first β) of a verify run from the spectra in ``store``.
 
+    Parameters
+    ----------
+    cells : list of freeprob.configs.Cell
+        :func:`freeprob.verify.plan_cells` of ``settings``.
+    settings : freeprob.verify.VerifySettings
+    theory : dict
+        Theory key → tabulated law dict (or ``{"error": text}``).
+    store : freeprob.store.ResultStore
+    out : pathlib.Path
+        The report directory.
+
+    Returns
+    -------
+    list of str
+        The written paths, relative to ``out`` (empty when no cell has spectra).
+
+    Raises
+    ------
+    OSError
+        A figure cannot be written.
+
+    Source: docs/theory.md §5 (what the paper's figures compare).
+    """
     from .compare import TabulatedLaw
     from .verify import _cell_key, _theory_key
 
@@ -110,29 +139,82 @@ def verify_figures(cells, settings, theory, store, out):
     written = []
     if not panels:
         return written
-    rows, cols = _grid(len(panels))
+    (out / "figures").mkdir(parents=True, exist_ok=True)
     for kind in ("histograms", "qq"):
-        fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.9 * rows), squeeze=False)
-        for ax, (title, sm, ge, law) in zip(axes.ravel(), panels):
-            if kind == "histograms":
-                histogram_panel(ax, np.concatenate(sm), np.concatenate(ge), law, title)
-            elif law is not None:
-                qq_panel(ax, sm[0], ge[0], law, title)
-            else:
-                ax.set_title(title + "\n(no exact law)", fontsize=8)
-        spare = axes.ravel()[len(panels):]
-        for ax in spare:
-            ax.axis("off")
-        handles, labels = axes[0, 0].get_legend_handles_labels()
-        if handles and len(spare):
-            spare[0].legend(handles, labels, fontsize=8, loc="center")
-        elif handles:
-            fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(handles))
-        what = "spectral density" if kind == "histograms" else "QQ against the exact law"
-        fig.suptitle(f"freeprob verify: {obj}, softmax vs GE vs theory ({what})", fontsize=10)
-        fig.tight_layout(rect=(0, 0.04 if handles and not len(spare) else 0, 1, 1))
         path = out / "figures" / f"{kind}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        _verify_figure(kind, panels, obj).savefig(path, dpi=110)
         written.append(str(path.relative_to(out)))
     return written
+
+
+def _verify_figure(kind, panels, obj):
+    """The ``histograms`` or ``qq`` figure of :func:`verify_figures` from its panels
+    ``(title, [softmax spectra], [GE spectra], law or None)`` (all spectra pooled)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    seeds = sorted({len(sm) for _, sm, _, _ in panels})
+    pooled = (f"{seeds[0]} initialisation{'s' if seeds[0] != 1 else ''}" if len(seeds) == 1
+              else f"{seeds[0]}–{seeds[-1]} initialisations") + (" pooled" if seeds[-1] > 1 else "")
+    rows, cols = _grid(len(panels))
+    # constrained layout keeps the title and the legend inside the canvas, and a single
+    # panel gets a canvas wide enough for both
+    fig = Figure(figsize=(max(3.4 * cols, 6.4), 2.9 * rows + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for ax, (title, sm, ge, law) in zip(axes.ravel(), panels):
+        if kind == "histograms":
+            histogram_panel(ax, np.concatenate(sm), np.concatenate(ge), law, title)
+        elif law is not None:
+            qq_panel(ax, np.concatenate(sm), np.concatenate(ge), law, title)
+        else:
+            ax.set_title(title + "\n(no exact law)", fontsize=8)
+    spare = axes.ravel()[len(panels):]
+    for ax in spare:
+        ax.axis("off")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    if handles and len(spare):
+        spare[0].legend(handles, labels, fontsize=8, loc="center")
+    elif handles:
+        fig.legend(handles, labels, fontsize=7, loc="outside lower center",
+                   ncol=len(handles) if cols > 1 else 2)
+    what = "spectral density" if kind == "histograms" else "QQ against the exact law"
+    fig.suptitle(f"freeprob verify: {obj}, softmax vs GE vs theory\n({what}; {pooled})", fontsize=10)
+    return fig
+
+
+def remove_stale_figures(out, written):
+    r"""Remove the figures of :data:`FIGURE_FILES` that this run did not write (an earlier
+    run's figures must not sit beside a newer table), and ``figures/`` if it is then empty.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The report directory.
+    written : sequence of str
+        What :func:`verify_figures` returned this run (relative to ``out``; empty without
+        figures).
+
+    Returns
+    -------
+    list of str
+        The removed paths, relative to ``out``.
+
+    Raises
+    ------
+    OSError
+        A stale figure cannot be removed.
+
+    Source: this module.
+    """
+    removed = []
+    keep = {str(Path(w)) for w in written}
+    for name in FIGURE_FILES:
+        path = out / name
+        if str(Path(name)) not in keep and path.is_file():
+            path.unlink()
+            removed.append(name)
+    folder = out / "figures"
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return removed

@@ -584,12 +584,22 @@ class Law:
 
     @_no_raw_convergence_errors
     def quantile(self, p, *, dps=None):
-        r"""Quantile: the smallest ``x`` with ``cdf(x) >= p``, for ``p`` in [0, 1].
+        r"""Quantile ``Q(p) = inf{x : cdf(x) ≥ p}`` (the generalized inverse, as scipy's
+        ``ppf``), for ``p`` in [0, 1].
+
+        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf (a gap
+        between support intervals, before or after an atom) the left end, exactly: ``p``
+        within ``10^{-dps}`` above the cdf value there counts as that value (the cdf is
+        computed to that accuracy).  ``p = 0`` gives the lowest point of the support or
+        atoms (exact ``0`` for a law whose support or an atom starts at 0).  Source:
+        :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
 
         Raises
         ------
         FreeprobValueError
-            ``p`` outside [0, 1].
+            ``p`` outside [0, 1]; bad ``dps``; free symbols.
+        PrecisionError
+            The quadratures cannot be certified.
         """
         dps = self._dps(dps, "quantile")
         return self._evaluator("quantile").quantile(p, dps=dps)

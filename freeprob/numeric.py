@@ -89,6 +89,7 @@ from ._rootkernel import (
     _num_real_roots, _PoleKernel, _real_point, _select_factor, _separation, _sym_real_roots, _taylor,
     _to_flint, _to_mpf,
 )
+from ._exactpoly import factor_univariate, flint_discriminant, frozen_field_terms, norm_special_polynomials
 from .errors import FreeprobValueError, NotAvailable, PrecisionError
 from .symbols import G as _G
 from .symbols import z as _z
@@ -211,8 +212,29 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         ℤ[c_1, …] (e.g. ℤ[e]), else ``None`` (see :func:`_to_flint`)."""
         return self._memo("flintP", lambda: _to_flint(self._P))
 
+    def _norm_special(self, leading):
+        """For coefficients that sympy holds only in ``EX`` (algebraic numbers with e, e.g.
+        an attention law with an irrational width ratio): the square-free norm of the
+        discriminant (times the leading coefficient if ``leading``) over ℤ[e], computed in
+        FLINT (:func:`freeprob._exactpoly.norm_special_polynomials`); its roots contain the
+        special points (and the conjugate equations' ones).  ``None`` for other domains
+        (ℚ, ℤ[e] and algebraic fields ℚ(√2) have fast exact paths): sympy's discriminant
+        over ``EX`` took minutes."""
+        if not self._P.domain.is_EX:
+            return None
+        both = self._memo("norm", lambda: norm_special_polynomials(self._P, _G, _z))
+        return None if both is None else both[leading]
+
     def _disc(self):
         def fn():
+            normed = self._norm_special(False)
+            if normed is not None:
+                return normed
+            if self._d > 1 and self._P.domain.is_AlgebraicField:
+                # ℚ(√2): FLINT with √2 as a variable, then back into the field
+                d = flint_discriminant(self._P, _G, _z)
+                if d is not None:
+                    return sp.Poly(d.as_expr(), _z, domain=self._P.domain)
             fl = self._flint_P() if self._d > 1 else None
             if fl is not None:      # FLINT: the same polynomial as sympy's discriminant
                 ctx, f, ng = fl
@@ -254,8 +276,12 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         return self._memo("disc", fn)
 
     def _special_poly(self):
-        """Square-free product of the discriminant and the leading coefficient."""
+        """Square-free product of the discriminant and the leading coefficient (of their
+        norm for algebraic coefficients: :meth:`_norm_special`)."""
         def fn():
+            normed = self._norm_special(True)
+            if normed is not None:
+                return normed
             p = self._disc() * self._lc()
             if p.degree() >= 1 and not p.domain.is_ZZ:
                 # FLINT (ℤ[c] coefficients): the same polynomial as sympy's sqf_part
@@ -277,7 +303,9 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         """Sorted real points where roots collide or escape: exact (sympy) or mpf."""
         def fn():
             p = self._special_poly()
-            exact = _sym_real_roots(p, "support")
+            # exact points only for rational P (a norm over ℤ of an irrational P keeps its
+            # points numeric, like every other number of such a law)
+            exact = _sym_real_roots(p, "support") if self._rational else None
             if exact is not None:
                 return exact
             return _num_real_roots(p, 200, squarefree=True)
@@ -305,19 +333,32 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         """Coefficients ``m_0 = 1, m_1, …`` of ``G = Σ m_n z^{−n−1}`` (sympy, exact)."""
         def fn():
             P = self._P
-            D, _, q1 = _infinity_data(P)
-            K = P.domain.get_field()
-            dom = P.domain
+            frozen = None
+            if P.domain.is_EX:
+                # algebraic numbers with e (√2, e): over ℚ(constants) with the minimal
+                # polynomials applied at the end, not over sympy's slow EX
+                frozen = frozen_field_terms(P, _G, _z)
             qinv = None
-            if dom.is_PolynomialRing and dom.domain.is_ZZ and all(not any(m) for m in dict(q1)):
-                # ℤ[c] with a constant q1: the series lies in ℚ[c] (much faster than ℤ(c))
-                K = sp.QQ[dom.symbols]
-                qinv = K.domain.one / K.domain.convert(dom.domain.to_sympy(dict(q1)[
-                    (0,) * len(dom.symbols)]))
-            terms = {}
-            for (k, j), c in P.as_dict(native=True).items():
-                terms[(k, k - j + D)] = K.convert(c, P.domain)
-            q1 = K.convert(q1, P.domain)
+            if frozen is not None:
+                K, raw, to_sympy = frozen
+                D = max(j - k for (k, j) in raw)
+                q1 = sum((k * c for (k, j), c in raw.items() if j - k == D), K.zero)
+                terms = {(k, k - j + D): c for (k, j), c in raw.items()}
+            else:
+                D, _, q1 = _infinity_data(P)
+                K = P.domain.get_field()
+                to_sympy = K.to_sympy
+                dom = P.domain
+                if dom.is_PolynomialRing and dom.domain.is_ZZ and all(not any(m) for m in dict(q1)):
+                    # ℤ[c] with a constant q1: the series lies in ℚ[c] (much faster than ℤ(c))
+                    K = sp.QQ[dom.symbols]
+                    to_sympy = K.to_sympy
+                    qinv = K.domain.one / K.domain.convert(dom.domain.to_sympy(dict(q1)[
+                        (0,) * len(dom.symbols)]))
+                terms = {}
+                for (k, j), c in P.as_dict(native=True).items():
+                    terms[(k, k - j + D)] = K.convert(c, P.domain)
+                q1 = K.convert(q1, P.domain)
             N = _SERIES_TERMS
             h = [K.one] + [K.zero] * (N - 1)
             for n in range(1, N):
@@ -331,7 +372,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     if e <= n:
                         r += c * powers[k][n - e]
                 h[n] = -r / q1 if qinv is None else -r * qinv
-            return [K.to_sympy(v) for v in h]
+            return [to_sympy(v) for v in h]
         return self._memo("series", fn)
 
     # -- special points ---------------------------------------------------------------
@@ -852,11 +893,17 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         lc = self._lc()
         if lc.degree() < 1:
             return ()
-        try:
-            factors = [f for f, _ in lc.factor_list()[1]]
-        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
-            factors = [lc.sqf_part()]
         dom = self._P.domain
+        # over EX sympy does not factor (c·z⁶ stayed one factor, its atom at 0 was lost):
+        # factor with the constants as FLINT variables
+        factors = factor_univariate(lc, _z) if dom.is_EX else None
+        if factors is not None:
+            factors = [sp.Poly(f.as_expr(), _z, domain=dom) for f in factors]
+        else:
+            try:
+                factors = [f for f, _ in lc.factor_list()[1]]
+            except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+                factors = [lc.sqf_part()]
         rows = [sp.Poly(self._P.as_expr().coeff(_G, k), _z, domain=dom) for k in range(self._d + 1)]
         out = []
         for f in factors:
@@ -1164,9 +1211,17 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         return self._cdf(xe, dps)
 
     def quantile(self, p, *, dps=15):
-        r"""Quantile ``inf{x : F(x) ≥ p}`` for ``p`` in ``[0, 1]``; a ``p`` inside the jump of
-        an atom gives the atom's location; ``p = 0`` and ``p = 1`` give the ends of the
-        support.
+        r"""Quantile ``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's
+        ``ppf``) for ``p`` in ``[0, 1]``.
+
+        A ``p`` inside the jump of an atom gives the atom's location; ``p = 0`` and ``p = 1``
+        give the lowest and highest point of the support or atoms (exact: ``0`` for a law
+        whose support or an atom starts at 0).  Where ``F`` is flat (a gap between support
+        intervals, before or after an atom) ``Q`` is the left end ``x₀`` of the flat
+        stretch: ``F`` is computed to ``τ = 10^{-dps}``, so every ``p`` in
+        ``[F(x₀), F(x₀) + τ]`` at the right end ``x₀`` of a support interval (or of a piece
+        of it between atoms) or at an atom, the highest excepted, gives exactly ``x₀``
+        (``Q(F(x₀)) = x₀`` whatever the rounding of the quadrature).
 
         Raises
         ------
@@ -1195,20 +1250,26 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     return +self._num(comps[0][1], prec)
             cum = mpmath.mpf(0)
             last = None
-            for c in comps:
+            tau = mpmath.mpf(10) ** (-dps)
+            for i, c in enumerate(comps):
+                # F at the end of this component is known to τ: p up to F + τ stops here
+                slack = tau if i + 1 < len(comps) else 0
                 if c[0] == "atom":
                     mass = self._num(c[2], prec)
-                    if cum + mass >= target:
+                    if cum + mass + slack >= target:
                         with mpmath.workdps(dps):
                             return +self._num(c[1], prec)
                     cum += mass
                     last = self._num(c[1], prec)
                     continue
                 mass, _ = self._integrate(c[1], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
-                if cum + mass >= target:
+                if cum + mass > target:
                     x = self._invert(c[1], c[2], target - cum, mass, prec, dps)
                     with mpmath.workdps(dps):
                         return +x
+                if cum + mass + slack >= target:
+                    with mpmath.workdps(dps):
+                        return +self._num(c[2], prec)
                 cum += mass
                 last = self._num(c[2], prec)
             with mpmath.workdps(dps):

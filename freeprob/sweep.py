@@ -13,8 +13,13 @@ Execution (:class:`Executor`):
 * ``workers = k > 1``: a ``dask.distributed.LocalCluster`` of ``k`` single-threaded
   worker processes, each cell's BLAS/LAPACK limited to ``cores // k`` threads;
 * ``scheduler = "tcp://host:port"``: an existing Dask cluster, unchanged; an unreachable
-  address fails within :data:`CONNECT_TIMEOUT` seconds, a cluster without workers or
-  whose workers run another freeprob version is refused.
+  address fails within :data:`CONNECT_TIMEOUT` seconds, a cluster without workers, whose
+  workers lack freeprob or run other freeprob code (:func:`freeprob.store.code_version`,
+  checked at connection and again with every result) is refused.
+
+A cluster that fails during a run (the scheduler lost, a worker that cannot run the cells)
+stops it with :class:`SchedulerError`; the cells finished before are stored.  A cell whose
+own function raises is reported in :attr:`SweepStats.failed` and the others go on.
 
 Randomness never depends on scheduling: a cell draws from
 ``numpy.random.default_rng(cell_seed(sweep_seed, key))`` (:func:`cell_seed`: the sweep
@@ -25,20 +30,25 @@ https://distributed.dask.org (``LocalCluster``, ``Client``, ``as_completed``).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import multiprocessing
 import os
 import re
+import signal
 import socket
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
+from . import store as _store  # noqa: F401 (fixes the code identity at import, on workers too)
 from .errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
            "cell_seed", "SweepStats",
-           "CONNECT_TIMEOUT", "check_workers"]
+           "CONNECT_TIMEOUT", "check_workers", "check_executor"]
 
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
 CONNECT_TIMEOUT = 10
@@ -49,8 +59,9 @@ LOCAL_START_TIMEOUT = 120
 
 
 class SchedulerError(FreeprobValueError):
-    """The Dask scheduler cannot be used (unreachable, no workers, other freeprob
-    version, or workers that cannot start); the message says which."""
+    """The Dask scheduler cannot be used (unreachable, no workers, workers without
+    freeprob or with other freeprob code, workers that cannot start, or a cluster lost
+    during a run); the message says which and what to do."""
 
 
 def max_local_workers() -> int:
@@ -74,6 +85,35 @@ def check_workers(workers, who="workers"):
                                  f"(at most {top} local worker processes); for more, start a Dask cluster "
                                  "and pass --scheduler ADDRESS")
     return workers
+
+
+def check_executor(workers=None, scheduler=None):
+    r"""Validate the arguments of :class:`Executor` without starting or contacting
+    anything (so that a refused run creates nothing).
+
+    Parameters
+    ----------
+    workers : int ≥ 1, optional
+        Local worker processes; default the number of cores, at most 8.
+    scheduler : str, optional
+        Address of a running Dask scheduler.
+
+    Returns
+    -------
+    (int, str or None)
+        The worker count and the normalised address.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``workers`` not an integer in ``[1, max_local_workers()]``.
+    SchedulerError
+        A malformed address.
+
+    Source: this project's sweep design (README, "Sweeps").
+    """
+    address = None if scheduler is None else _check_address(scheduler)
+    return check_workers(workers if workers is not None else min(os.cpu_count() or 1, 8)), address
 
 
 def cell_seed(sweep_seed, key) -> list:
@@ -136,21 +176,62 @@ class SweepStats:
 
 def _run_cell(fn, kwargs, blas_threads):
     """Worker side: run one cell with a BLAS thread limit; returns
-    ``(result, seconds, host, None)`` or ``(None, seconds, host, error text)``."""
+    ``(result, seconds, host, None, code)`` or ``(None, seconds, host, error text, code)``
+    with ``code`` the worker's :func:`_worker_version` (checked by :func:`run_cells`)."""
     from threadpoolctl import threadpool_limits
     t = time.perf_counter()
     try:
         with threadpool_limits(limits=blas_threads):
             res = fn(**kwargs)
-        return res, time.perf_counter() - t, socket.gethostname(), None
+        return res, time.perf_counter() - t, socket.gethostname(), None, _worker_version()
     except Exception as exc:      # reported by run_cells, the cell stays undone
-        return None, time.perf_counter() - t, socket.gethostname(), f"{type(exc).__name__}: {exc}"
+        return (None, time.perf_counter() - t, socket.gethostname(), f"{type(exc).__name__}: {exc}",
+                _worker_version())
 
 
 def _worker_version():
-    from . import __version__
-    from .store import STORE_FORMAT
-    return f"{__version__}/store{STORE_FORMAT}"
+    """The code identity of this process (:func:`freeprob.store.code_version`) and the
+    store format: workers must match the client exactly."""
+    from .store import STORE_FORMAT, code_version
+    return f"{code_version()}/store{STORE_FORMAT}"
+
+
+def _other_code(where, theirs, ours):
+    return SchedulerError(
+        f"{where} runs other freeprob code ({theirs}) than this process ({ours}): results of different "
+        "code are never mixed.  Install the same freeprob (the same version and sources) in the Python "
+        "environment of every `dask worker`, restart the workers, and rerun (finished cells are kept)")
+
+
+def _missing_freeprob(where, exc):
+    return SchedulerError(
+        f"{where} cannot import freeprob ({type(exc).__name__}: {exc}): install freeprob, the same version "
+        "and sources as here, in the Python environment that runs `dask worker` on every machine of the "
+        "cluster, restart the workers, and rerun")
+
+
+def _is_missing_freeprob(exc):
+    """A worker could not import freeprob (Dask passes the worker's ModuleNotFoundError on,
+    or wraps it in a plain Exception that quotes it)."""
+    return (isinstance(exc, ImportError) and (exc.name or "").split(".")[0] == "freeprob") \
+        or "No module named 'freeprob" in str(exc)
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore SIGINT while a LocalCluster starts its worker processes: they inherit the
+    ignored signal, so Ctrl-C (which the terminal sends to the whole process group) reaches
+    only this process, which shuts the cluster down cleanly, instead of printing every
+    worker's KeyboardInterrupt traceback.  A Ctrl-C during these few seconds is ignored.
+    No-op off the main thread (where signal handlers cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
@@ -231,30 +312,43 @@ class Executor:
     ------
     SchedulerError
         Unreachable or malformed address (within :data:`CONNECT_TIMEOUT` s), no workers
-        after :data:`WORKER_WAIT` s, workers running another freeprob version, local
-        workers that fail to start, or a call from a spawned worker process (a script
-        that starts a sweep must guard it with ``if __name__ == "__main__":``).
+        after :data:`WORKER_WAIT` s, workers without freeprob or running other freeprob
+        code (:func:`freeprob.store.code_version`), local workers that fail to start, or a
+        call from a spawned worker process (a script that starts a sweep must guard it
+        with ``if __name__ == "__main__":``).
     FreeprobValueError
         ``workers`` or ``blas_threads`` not an integer ≥ 1.
 
-    Use as a context manager; :meth:`close` shuts down a local cluster.
+    Use as a context manager; :meth:`close` shuts down a local cluster.  Dask's own log
+    messages are silenced while it is open (the run reports failures itself).
     """
 
     def __init__(self, workers=None, scheduler=None, blas_threads=None):
         cores = os.cpu_count() or 1
-        self.scheduler = None if scheduler is None else _check_address(scheduler)
-        self.workers = check_workers(workers if workers is not None else min(cores, 8))
+        self.workers, self.scheduler = check_executor(workers, scheduler)
         if blas_threads is not None:
             check_workers(blas_threads, "blas_threads")
         self.client = self.cluster = None
-        if self.scheduler is not None:
-            self._connect()
-            self.blas_threads = blas_threads
-        elif self.workers == 1:
-            self.blas_threads = blas_threads
-        else:
-            self._local()
-            self.blas_threads = blas_threads or max(1, cores // self.workers)
+        self._quiet = contextlib.ExitStack()
+        try:
+            if self.scheduler is not None:
+                self._silence()
+                self._connect()
+                self.blas_threads = blas_threads
+            elif self.workers == 1:
+                self.blas_threads = blas_threads
+            else:
+                self._local()
+                self.blas_threads = blas_threads or max(1, cores // self.workers)
+        except BaseException:           # Ctrl-C while starting included: no cluster left behind
+            self.close()
+            raise
+
+    def _silence(self):
+        """Silence distributed's loggers until :meth:`close` (a lost scheduler is reported
+        by :func:`run_cells`, not by a reconnection traceback)."""
+        from distributed.utils import silence_logging_cmgr
+        self._quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
 
     @property
     def description(self):
@@ -283,22 +377,25 @@ class Executor:
                 raise SchedulerError(f"the Dask scheduler at {self.scheduler} has no workers (waited "
                                      f"{WORKER_WAIT} "
                                      "s); start some with `dask worker ADDRESS`") from None
-            versions = self.client.run(_worker_version)
+            try:
+                versions = self.client.run(_worker_version)
+            except Exception as exc:
+                if _is_missing_freeprob(exc):
+                    raise _missing_freeprob(f"a worker of {self.scheduler}", exc) from None
+                raise SchedulerError(f"the workers of {self.scheduler} cannot run freeprob "
+                                     f"({type(exc).__name__}: {exc}); check that every `dask worker` runs "
+                                     "in a Python environment with the same freeprob installed") from None
             ours = _worker_version()
             other = {w: v for w, v in versions.items() if v != ours}
             if other:
                 w, v = next(iter(other.items()))
-                raise SchedulerError(f"worker {w} of {self.scheduler} runs freeprob {v}, this is {ours}: "
-                                     "install "
-                                     "the same freeprob version on every worker (results are never mixed)")
+                raise _other_code(f"worker {w} of {self.scheduler}", v, ours)
             self.workers = len(versions)
         except BaseException:
             self.close()
             raise
 
     def _local(self):
-        import logging
-
         from distributed import Client, LocalCluster
         if multiprocessing.parent_process() is not None:
             raise SchedulerError(
@@ -310,10 +407,11 @@ class Executor:
             # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
             # Logs below CRITICAL silenced: on Ctrl-C the workers log the scheduler's
             # shutdown as errors; a cell that fails is reported by run_cells instead.
-            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.CRITICAL,
-                                        timeout=LOCAL_START_TIMEOUT, memory_limit=0)
-            self.client = Client(self.cluster, set_as_default=False)
+            with _sigint_ignored():
+                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.CRITICAL,
+                                            timeout=LOCAL_START_TIMEOUT, memory_limit=0)
+                self.client = Client(self.cluster, set_as_default=False)
         except Exception as exc:
             self.close()
             raise SchedulerError(f"the local Dask workers failed to start ({type(exc).__name__}: {exc}); "
@@ -322,14 +420,19 @@ class Executor:
                                  "or run with --workers 1") from None
 
     def close(self):
-        """Shut down the client and a local cluster (idempotent)."""
-        for obj in (self.client, self.cluster):
-            if obj is not None:
-                try:
-                    obj.close()
-                except Exception:       # shutting down after an interrupt: best effort
-                    pass
-        self.client = self.cluster = None
+        """Shut down the client and a local cluster, quietly (idempotent)."""
+        with contextlib.ExitStack() as quiet:
+            if self.cluster is not None or self.client is not None:
+                from distributed.utils import silence_logging_cmgr
+                quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
+            for obj in (self.client, self.cluster):
+                if obj is not None:
+                    try:
+                        obj.close()
+                    except Exception:       # shutting down after an interrupt: best effort
+                        pass
+            self.client = self.cluster = None
+        self._quiet.close()
 
     def __enter__(self):
         return self
@@ -377,6 +480,10 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     ------
     FreeprobValueError
         Duplicate keys.
+    SchedulerError
+        The cluster failed during the run (the scheduler lost, a worker without freeprob
+        or with other freeprob code, a task lost by Dask); every cell finished before is
+        stored and a rerun resumes.
     KeyboardInterrupt
         Passed on after cancelling the pending cells; every finished cell is stored.
     """
@@ -399,8 +506,12 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     if reused:
         store.add_members(sweep, reused)
 
+    ours = _worker_version()
+
     def record(cell, out):
-        res, seconds, host, err = out
+        res, seconds, host, err, code = out
+        if code != ours:            # a worker that joined the cluster later with other code
+            raise _other_code(f"the worker on {host}", code, ours)
         if err is not None:
             stats.failed[cell.key] = err
             return
@@ -438,19 +549,39 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                     c = futures.pop(f)
                     try:
                         out = f.result()
-                    except Exception as exc:        # a worker died or the cluster lost the task
-                        out = (None, 0.0, "?", f"{type(exc).__name__}: {exc}")
+                    except Exception as exc:        # not the cell's own error: _run_cell returns those
+                        out = _cluster_failure(exc, executor, stats, len(todo), store)
                     record(c, out)
                     f.release()
                     bar.set_postfix_str(_label(c))
                     bar.update()
             finally:
                 if futures:
-                    executor.client.cancel(list(futures))
+                    try:
+                        executor.client.cancel(list(futures))
+                    except Exception:       # the cluster is gone: nothing left to cancel
+                        pass
     finally:
         bar.close()
         stats.elapsed = time.perf_counter() - t0
     return stats
+
+
+def _cluster_failure(exc, executor, stats, total, store):
+    """A future that raised instead of returning :func:`_run_cell`'s tuple: a cell that
+    killed its worker (Dask's ``KilledWorker``, e.g. out of memory) is a failed cell; any
+    other error means the cluster cannot go on (:class:`SchedulerError`)."""
+    from distributed import KilledWorker
+    if isinstance(exc, KilledWorker):
+        return None, 0.0, "?", f"{type(exc).__name__}: {exc}", _worker_version()
+    if _is_missing_freeprob(exc):
+        raise _missing_freeprob("a worker of the Dask cluster", exc) from None
+    reason = str(exc).strip().splitlines()
+    reason = f"{type(exc).__name__}: {reason[-1] if reason else ''}".rstrip(": ")
+    raise SchedulerError(f"the Dask cluster ({executor.description}) failed after {stats.computed} of "
+                         f"{total} cells ({reason}); the finished cells are stored in {store.path} and a "
+                         "rerun resumes (check the scheduler and the workers, or run locally without "
+                         "--scheduler)") from None
 
 
 def _label(c):

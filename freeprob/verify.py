@@ -34,15 +34,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .compare import TabulatedLaw, law_distances, relative_moment_errors, two_sample_distances
+from .compare import TabulatedLaw, law_distances, relative_moment_errors, snap_to_atoms, two_sample_distances
 from .configs import DEFAULT_CONFIGS, Cell, model_config, parse_scheme
+from ._params import check_unique
 from .errors import FreeprobValueError
 from .readout_sampled import mean_interval
 from .sampler import draw_weights, spectra
-from .store import ResultStore, store_path
+from .store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
 from .sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 
-__all__ = ["VerifySettings", "verify", "plan_cells", "summarize", "format_table", "PAPER_RANGE",
+__all__ = ["VerifySettings", "verify", "plan_cells", "check_cost", "summarize", "format_table", "PAPER_RANGE",
            "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N"]
 
 #: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
@@ -62,7 +63,7 @@ QUICK_MAX_N, QUICK_SEEDS = 256, 2
 OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
                "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
                "out_full": "output_law"}
-_FORMAT = 2          # bump when a stored cell would mean something else
+_FORMAT = 3          # bump when a stored cell would mean something else (3: zeros snapped in KS)
 
 
 def _parse_beta(beta):
@@ -131,7 +132,10 @@ class VerifySettings:
     Raises
     ------
     FreeprobValueError
-        Any invalid value; the message says what is allowed.
+        Any invalid value; the message says what is allowed.  A list (``configs``,
+        ``n``, ``beta``, ``schemes``, ``objects``) that names one value twice (``"mqa"`` and
+        ``"gqa:1"`` are one scheme, ``0.5`` and ``1/2`` one β) is refused with the message
+        of the command line's list flags (:func:`freeprob._params.check_unique`).
     """
 
     configs: tuple = DEFAULT_CONFIGS
@@ -157,7 +161,7 @@ class VerifySettings:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
         if isinstance(self.configs, str):
             set_("configs", (self.configs,))
-        set_("configs", tuple(self.configs))
+        set_("configs", check_unique(self.configs, "configs", key=lambda c: str(c).strip()))
         if not self.configs:
             raise FreeprobValueError("configs: give at least one configuration")
         for key, minimum in (("max_n", 2), ("seeds", 1), ("points", 50)):
@@ -176,8 +180,7 @@ class VerifySettings:
             sizes = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
             if not sizes or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in sizes):
                 raise FreeprobValueError(f"n must be an integer ≥ 2 or a list of them; got {self.n!r}")
-            if len(set(sizes)) != len(sizes):
-                raise FreeprobValueError(f"n lists a size twice: {self.n!r}")
+            check_unique(sizes, "n")
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int) or self.base_seed < 0:
@@ -195,19 +198,16 @@ class VerifySettings:
         bad = [o for o in objs if o not in OBJECT_LAWS]
         if bad or not objs:
             raise FreeprobValueError(f"unknown object(s) {bad}; allowed: {', '.join(OBJECT_LAWS)}")
-        set_("objects", objs)
+        set_("objects", check_unique(objs, "objects"))
         if self.schemes is not None:
             sch = (self.schemes,) if isinstance(self.schemes, str) else tuple(self.schemes)
-            for s in sch:
-                parse_scheme(s)
-            set_("schemes", sch)
+            set_("schemes", check_unique(sch, "schemes", key=parse_scheme))
         raw = self.beta.split(",") if isinstance(self.beta, str) else self.beta
         raw = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
         if not raw:
             raise FreeprobValueError(f"beta: give at least one temperature; got {self.beta!r}")
         betas = tuple(_parse_beta(b) for b in raw)
-        if len(set(betas)) != len(betas):
-            raise FreeprobValueError(f"beta lists a temperature twice: {self.beta!r}")
+        check_unique(raw, "beta", key=_parse_beta)
         set_("betas_exact", betas)
         set_("beta_exact", betas[0])
         if self.out is None or not str(self.out).strip():
@@ -255,13 +255,12 @@ def plan_cells(settings: VerifySettings) -> list[Cell]:
 
 # ---------------------------------------------------------------------- storage
 
-def _check_writable(directory: Path):
-    if directory.exists() and not directory.is_dir():
-        raise FreeprobValueError(f"the report path {str(directory)!r} exists and is not a directory; choose "
-                                 "another --out")
+def _check_writable(directory: Path, figures=True):
+    check_creatable(directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "figures").mkdir(exist_ok=True)
+        if figures:                      # no empty figures/ for a run without figures
+            (directory / "figures").mkdir(exist_ok=True)
         probe = directory / ".freeprob-write-test"
         probe.write_text("ok")
         probe.unlink()
@@ -300,10 +299,15 @@ def _seed_identity(cell, beta, seed):
 
 
 def _cell_key(cell, settings, beta, seed):
+    """Everything that changes a number stored under the cell: its draws (configuration,
+    dimensions, β, seeds, objects, models, coupling, weights), the exact law its derived
+    quantities are measured against (``points``; :func:`summarize`) and the code
+    (:func:`freeprob.store.code_version`: results of other code are never reused)."""
     payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
                               beta=str(beta), seed=[settings.base_seed, seed],
                               objects=list(settings.objects), models=list(_models(settings.refinements)),
-                              coupled=settings.coupled, weights=settings.weights),
+                              coupled=settings.coupled, weights=settings.weights, points=settings.points,
+                              code=code_version()),
                          sort_keys=True)
     safe = cell.config.name.replace("/", "_").replace(":", "_")
     return f"{safe}-n{cell.dims.n}-b{beta}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
@@ -311,7 +315,7 @@ def _cell_key(cell, settings, beta, seed):
 
 def _theory_key(cell, beta, obj, points):
     payload = json.dumps(dict(v=_FORMAT, dims=_dims_dict(cell.dims) | {"d": None},
-                              beta=str(beta), obj=obj, points=points),
+                              beta=str(beta), obj=obj, points=points, code=code_version()),
                          sort_keys=True)
     return f"theory-{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
 
@@ -320,7 +324,9 @@ def _sweep_name(settings):
     d = _settings_dict(settings)
     for k in ("out", "figures", "seeds"):
         d.pop(k, None)
-    return "verify-" + hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:10], d
+    # the code is part of the name: a rerun under other code is a new sweep, never mixed with the old one
+    text = json.dumps(d, sort_keys=True) + code_version()
+    return "verify-" + hashlib.sha1(text.encode()).hexdigest()[:10], d
 
 
 # ---------------------------------------------------------------------- one cell
@@ -415,7 +421,56 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
 
 # ---------------------------------------------------------------------- the run
 
-def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=None, scheduler=None):
+def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=None, scheduler=None) -> None:
+    r"""Refuse, before anything is computed, a run that would sit without progress for
+    long or not fit in memory (:mod:`freeprob.cost`).
+
+    Parameters
+    ----------
+    settings : VerifySettings
+    cells : list of Cell, optional
+        :func:`plan_cells` of ``settings`` (computed if not given).
+    force : bool
+        Skip the checks (``--force``).
+    workers : int, optional
+        Local worker processes (cells running at once; default as
+        :class:`freeprob.sweep.Executor`).
+    scheduler : str, optional
+        A remote cluster: no memory check (its machines are not this one).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    FreeprobValueError
+        More than :data:`freeprob.cost.MAX_CELLS` cells, more than
+        :data:`freeprob.cost.MAX_POINTS` density points, or one cell estimated above
+        :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory; the message gives the estimate
+        and says that ``--force`` runs it anyway.
+
+    Source: :mod:`freeprob.cost` (measured costs).
+    """
+    from . import cost
+
+    cells = plan_cells(settings) if cells is None else cells
+    total = len(cells) * len(settings.betas_exact) * settings.seeds
+    cost.check_cell_count(total, force=force, hint="lower --seeds, or split the sweep over several runs")
+    cost.check_points(settings.points, laws=len(cells) * len(settings.betas_exact) * len(settings.objects),
+                      force=force)
+    if scheduler is not None:
+        concurrent = None
+    else:
+        concurrent = min(workers if workers is not None else min(os.cpu_count() or 1, 8), max(1, total))
+    distinct = {(c.config.name, c.dims): c for c in cells}
+    cost.check_cells([(f"{c.config.name} at {c.describe()}", c.dims) for c in distinct.values()], force=force,
+                     concurrent=concurrent, models=len(_models(settings.refinements)),
+                     objects=len(settings.objects), hint="lower --n or --max-n")
+
+
+def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=None, scheduler=None,
+           force=False):
     r"""Run (or resume) a verification sweep, store every cell, write the reports.
 
     Parameters
@@ -431,6 +486,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         process).  See :class:`freeprob.sweep.Executor`.
     scheduler : str, optional
         Address of an existing Dask scheduler; the same sweep runs there unchanged.
+    force : bool
+        Run sizes above the cost limits of :mod:`freeprob.cost` (``--force``).
 
     Returns
     -------
@@ -442,27 +499,55 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     Raises
     ------
     FreeprobValueError
-        Bad settings (see :class:`VerifySettings`, :func:`plan_cells`) or outputs that
-        cannot be written; raised before any sampling.
+        Bad settings (see :class:`VerifySettings`, :func:`plan_cells`), outputs that
+        cannot be written, or, without ``force``, a run above the cost limits (one cell too
+        slow or too large for the memory, too many density points or cells:
+        :func:`check_cost`); raised before any sampling.
     freeprob.store.StoreError
         The store at ``out`` is not a freeprob store or was written in another store
-        format (never mixed).
+        format (never mixed), a report path that is the store, or a store that cannot be
+        written or read (disk full, a damaged file).
     freeprob.sweep.SchedulerError
-        Unreachable scheduler, no workers, other freeprob version on the workers.
+        Unreachable scheduler, no workers, workers without freeprob or with other freeprob
+        code, or a cluster lost during the run (the finished cells are stored).
+
+    Notes
+    -----
+    Everything that can be checked is checked before anything is created (no empty store
+    or directory is left by a refused run).  Cells are keyed by the code identity
+    (:func:`freeprob.store.code_version`): after the code changed, a rerun computes
+    everything afresh as a new sweep in the same store; the cells of the old code stay
+    there under their own sweep and are never mixed in (a note on stderr says so).
     """
+    from .figures import FIGURE_FILES
+    from .sweep import check_executor
+
     t0 = time.perf_counter()
+    # refused runs create nothing: validate the executor, the paths and an existing store first
+    check_executor(workers, scheduler)
     cells = plan_cells(settings)
+    check_cost(settings, cells, force=force, workers=workers, scheduler=scheduler)
     sweep = plan_sweep(settings, cells)
     name, sweep_settings = _sweep_name(settings)
     report = settings.report_dir
-    _check_writable(report)
-    with ResultStore(settings.store_path) as store:
+    check_creatable(report)
+    check_creatable(settings.store_path.parent)
+    refuse_store_targets([("report", report / f) for f in (*_REPORT_FILES, *FIGURE_FILES)],
+                         settings.store_path, who="verify")
+    idle = False
+    if settings.store_path.is_file():
+        with ResultStore(settings.store_path, readonly=True) as existing:
+            # nothing to compute (a finished run, re-summarised): no workers to start
+            idle = not pending_cells(sweep, existing)
+    with Executor(workers=1 if idle else workers, scheduler=None if idle else scheduler) as ex, \
+            ResultStore(settings.store_path) as store:
+        _check_writable(report, figures=settings.figures)
         store.begin_sweep(name, "verify", sweep_settings)
-        # nothing to compute (a finished run, re-summarised): no workers to start
-        idle = not pending_cells(sweep, store)
-        with Executor(workers=1 if idle else workers, scheduler=None if idle else scheduler) as ex:
-            executor = ex.description
-            stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
+        if not idle:
+            _note_other_code(store, name, sweep_settings)
+        executor = ex.description
+        stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
+        ex.close()                  # the summary needs no workers
         theory = {}
         for c in sweep:
             if c.kind == "object":
@@ -478,6 +563,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         if settings.figures:
             from .figures import verify_figures
             result["figures"] = verify_figures(cells, settings, theory, store, report)
+        from .figures import remove_stale_figures
+        remove_stale_figures(report, result["figures"])    # none of an earlier run beside this table
         text = format_table(result)
         if stream is not None:     # printed first: a failure to write the files below loses nothing
             print(text, file=sys.stdout if stream == "stdout" else stream)
@@ -487,9 +574,29 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     return result
 
 
+#: the report files of a run (besides :data:`freeprob.figures.FIGURE_FILES`)
+_REPORT_FILES = ("table.txt", "summary.csv", "summary.json", "per_seed.csv")
+
+
+def _note_other_code(store, name, settings):
+    """Say on stderr when the store holds sweeps of these settings run by other code:
+    their cells are kept but never reused (their keys carry the code identity)."""
+    settings = json.loads(json.dumps(settings, default=str))       # as stored (tuples become lists)
+    others = [s for s in store.sweeps()
+              if s["kind"] == "verify" and s["settings"] == settings and s["name"] != name
+              and s["code_version"] != code_version()]
+    for s in others:
+        print(f"freeprob verify: note: the store also holds sweep {s['name']} of these settings, computed "
+              f"by {s['code_version']} ({s['cells']} cells); results of other code are never mixed, so its "
+              f"cells are kept under that sweep and not reused: computing afresh with {code_version()}",
+              file=sys.stderr)
+
+
 DEFINITIONS = (
     "relW1 = W1/mean of the reference over all n eigenvalues (top ones included); KS = sup|F_a − F_b|; "
     "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (docs/theory.md §5). "
+    "Eigenvalues within 1e-9·max|λ| of an atom of the law (two samples: of 0) count as on it (float64 "
+    "eigensolvers return structural zeros as ±~n·eps·max|λ|; freeprob.compare.snap_to_atoms). "
     "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
     "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
     "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")
@@ -561,7 +668,9 @@ def summarize(cells, settings, theory, store, sweep):
                     r = dict(config=cell.config.name, object=obj, n=cell.dims.n, beta=str(beta), seed=seed)
                     r.update({k.split("/", 1)[1]: v for k, v in stored.items() if k.startswith(obj + "/")})
                     if law is not None:
-                        sm, ge = store.array(key, f"softmax/{obj}"), store.array(key, f"ge/{obj}")
+                        # snapped onto the law's atoms at the scale of the whole spectrum, spike included
+                        sm, ge = (snap_to_atoms(store.array(key, f"{m}/{obj}"), law.atom_locations)
+                                  for m in ("softmax", "ge"))
                         bulk_sm, bulk_ge = (sm[:-1], ge[:-1]) if outlier is not None else (sm, ge)
                         extra = {}
                         for tag, lam in (("sm_th", bulk_sm), ("ge_th", bulk_ge)):

@@ -19,7 +19,7 @@ import pytest
 from freeprob.cli import build_parser, main
 from freeprob.cli_sweep import AGGREGATE_COLUMNS, aggregate_rows
 from freeprob.readout_sampled import mean_interval
-from freeprob.store import RESULT_COLUMNS, ResultStore
+from freeprob.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore
 
 SCRIPT = Path(sys.executable).with_name("freeprob")
 
@@ -185,7 +185,7 @@ def test_bad_inputs(store, tmp_path):
     con.commit()
     con.close()
     err = _error(["sweep", "show", str(other)])
-    assert "store format 999" in err and "format 1 only" in err
+    assert "store format 999" in err and f"format {STORE_FORMAT} only" in err
     # existing export target
     target = tmp_path / "exists.csv"
     target.write_text("keep me", encoding="utf-8")

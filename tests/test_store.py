@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from freeprob.errors import FreeprobValueError
-from freeprob.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore, StoreError, store_path
+from freeprob.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore, StoreError, _row, store_path
 
 
 def _params(config="gpt2-small", n=64, beta="1", seed=0):
@@ -75,10 +75,16 @@ def test_cell_is_all_or_nothing(tmp_path):
             st.write_cell("s", "c1", _params(seed=1), {"a": 1.0, "b": "oops"}, arrays={"x": [3.0]})
         assert st.done_keys() == before[0] and st.rows() == before[1]
         assert st.cell_quantities("c1") == {} and st.array("c1", "x") is None and st.cell_info("c1") is None
-        # a failure inside the transaction (two quantities with the same stored name) after the
-        # old rows of c0 were deleted: rolled back, the old c0 is intact
-        with pytest.raises(sqlite3.IntegrityError):
+        # two quantities with the same stored name: refused before anything is written
+        with pytest.raises(FreeprobValueError, match="two quantities are named '1'"):
             st.write_cell("s", "c0", _params(seed=0), {1: 5.0, "1": 6.0}, arrays={"x": [9.0]})
+        # a failure inside the transaction (the disk fills up) after the old rows of c0 were
+        # deleted: rolled back, the old c0 is intact
+        pages = st._db.execute("PRAGMA page_count").fetchone()[0]
+        st._db.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(StoreError, match="full"):
+            st.write_cell("s", "c0", _params(seed=0), {"a": 5.0}, arrays={"x": np.zeros(100_000)})
+        st._db.execute("PRAGMA max_page_count = 1073741823")
         assert st.done_keys() == before[0] and st.rows() == before[1]
         assert st.array("c0", "x").tolist() == before[2]
         # the store is still usable (no transaction left open)
@@ -187,7 +193,8 @@ def test_reader_next_to_writer(tmp_path):
             # which sees the last committed state
             other = sqlite3.connect(db, isolation_level=None, timeout=1)
             other.execute("BEGIN IMMEDIATE")
-            other.execute("INSERT INTO objects VALUES ('x', 'k', '1', 'v', 't')")
+            other.execute("INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)",
+                          _row("objects", "x", "k", "1", "v", "t"))
             assert reader.get_object("x") is None and reader.done_keys() == {"c0", "c1"}
             other.execute("COMMIT")
             other.close()

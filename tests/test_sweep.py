@@ -116,7 +116,8 @@ def test_workers_of_another_version_are_refused(monkeypatch):
 
     monkeypatch.setattr(sweep_mod, "_worker_version", fake)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        with pytest.raises(SchedulerError, match="runs freeprob 0.0.0/store0"):
+        with pytest.raises(SchedulerError,
+                           match=r"runs other freeprob code \(0.0.0/store0\).*Install the same"):
             Executor(scheduler=cluster.scheduler_address)
 
 

@@ -46,10 +46,13 @@ COMPARISONS = {
 
 def sweep_name(key, settings) -> str:
     """``readout-KEY-HASH``: the store's sweep name of comparison ``key`` run with
-    ``settings`` (``quick``, ``n``, ``seeds``; HASH = 8 hex digits of their SHA-1)."""
+    ``settings`` (``quick``, ``n``, ``seeds``) by this code (HASH = 8 hex digits of the
+    SHA-1 of the settings and :func:`freeprob.store.code_version`: a run of other code is
+    another sweep, never mixed with this one)."""
+    from ..store import code_version
     plain = {k: settings.get(k) for k in SETTINGS}
     plain["quick"] = bool(plain["quick"])
-    text = json.dumps(plain, sort_keys=True)
+    text = json.dumps(plain, sort_keys=True) + code_version()
     return f"readout-{key}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
 
 

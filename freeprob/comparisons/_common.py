@@ -278,8 +278,10 @@ def _plain(v):
 
 
 def _measure_key(label, fn, call):
+    from ..store import code_version
+    # the code identity is part of the key: results of other code are never reused or mixed
     payload = json.dumps(dict(v=MEASURE_FORMAT, fn=f"{fn.__module__}.{fn.__qualname__}", label=label,
-                              kwargs=_plain(call)), sort_keys=True, default=str)
+                              kwargs=_plain(call), code=code_version()), sort_keys=True, default=str)
     return f"{label}/{fn.__name__}/{hashlib.sha1(payload.encode()).hexdigest()[:20]}"
 
 
@@ -333,6 +335,28 @@ def _read_cell(store, key):
     return out
 
 
+#: a batch of measurements estimated to take longer than this (s) shows a progress bar
+PROGRESS_AFTER = 60
+
+
+def _check_cost(label, calls, session):
+    """Refuse measurements above the limits of :mod:`freeprob.cost` (``--force`` lifts
+    them: :func:`freeprob.cost.allow_large`); returns the largest estimated cell time (s)."""
+    from .. import cost
+
+    cost.check_cell_count(len(calls), hint="lower --seeds")
+    dims = list(dict.fromkeys(kw["dims"] for kw in calls if isinstance(kw.get("dims"), Dimensions)))
+    executor = getattr(session, "executor", None)
+    if executor is None:
+        concurrent = 1
+    elif getattr(executor, "scheduler", None) is not None:
+        concurrent = None
+    else:
+        concurrent = min(getattr(executor, "workers", 1), max(1, len(calls)))
+    return cost.check_cells([(f"{label} (n={d.n})", d) for d in dims], concurrent=concurrent, models=1,
+                            hint="lower --n")
+
+
 def measure(fn, calls, *, label, progress=None):
     r"""Run a per-initialisation measurement for every keyword set in ``calls``.
 
@@ -348,7 +372,8 @@ def measure(fn, calls, *, label, progress=None):
     label : str
         Names the configuration (the ``config`` column of the store); part of the cell key.
     progress : bool, optional
-        A tqdm bar on stderr for the cells (default: the session's setting).
+        A tqdm bar on stderr for the cells (default: the session's setting, and always when
+        the batch is estimated to take more than :data:`PROGRESS_AFTER` s).
 
     Returns
     -------
@@ -363,13 +388,17 @@ def measure(fn, calls, *, label, progress=None):
     FreeprobValueError
         ``fn`` raised in a cell (after the other cells were run and stored; a rerun
         retries the failed ones), returned something other than a dict, or two calls
-        are identical.  Without a session, whatever ``fn`` raises.
+        are identical.  Without a session, whatever ``fn`` raises.  Before anything runs:
+        cells above the limits of :mod:`freeprob.cost` (too slow, too large for the memory,
+        too many), unless inside :func:`freeprob.cost.allow_large` (``--force``).
 
     Notes
     -----
     The cell key is ``label/fn name/sha1`` of the JSON of the keyword arguments (``dims``
-    as a dict), the function's qualified name and :data:`MEASURE_FORMAT`: it does not
-    depend on scheduling, and the same measurement is never computed twice in one store.
+    as a dict), the function's qualified name, :data:`MEASURE_FORMAT` and the code
+    identity (:func:`freeprob.store.code_version`): it does not depend on scheduling, the
+    same measurement is never computed twice in one store, and results of other code are
+    never reused.
     Cell parameters: ``config = label``, ``n = dims.n``, ``beta = str(beta)``, ``seed``
     and the other arguments.
 
@@ -377,6 +406,7 @@ def measure(fn, calls, *, label, progress=None):
     """
     calls = list(calls)
     session = _SESSION.get()
+    worst = _check_cost(label, calls, session)        # refused before anything runs (freeprob.cost)
     if session is None:
         return [fn(**kw) for kw in calls]
     from ..sweep import SweepCell, run_cells
@@ -385,7 +415,8 @@ def measure(fn, calls, *, label, progress=None):
     keys = [_measure_key(label, fn, kw) for kw in calls]
     cells = [SweepCell(key=k, params=_measure_params(label, kw), fn=_measure_cell,
                        kwargs=dict(fn=fn, call=kw)) for k, kw in zip(keys, calls)]
-    show = session.progress if progress is None else bool(progress)
+    # a long batch always shows progress (estimated from freeprob.cost.cell_cost)
+    show = (session.progress or worst * len(calls) > PROGRESS_AFTER) if progress is None else bool(progress)
     stats = run_cells(cells, session.store, session.sweep, session.executor, progress=show, desc=label)
     session.computed += stats.computed
     session.resumed += stats.resumed
