@@ -161,7 +161,7 @@ def check(expr: sp.Expr, rule: str, owner: str, name: str) -> sp.Expr:
     return expr
 
 
-def check_unique(items, what, key=None):
+def check_unique(items, what, key=None, same="the same value"):
     r"""Refuse a list of settings that names one value twice (one message everywhere:
     the ``--configs``, ``--schemes``, ``--objects``, ``--n``, ``--beta`` flags and
     :class:`freeprob.verify.VerifySettings`).
@@ -175,7 +175,10 @@ def check_unique(items, what, key=None):
         argparse, which names the flag itself.
     key : callable, optional
         Normal form of an item (``"mqa"`` and ``"gqa:1"`` are one scheme; ``0.5`` and
-        ``1/2`` one β); default the item itself.
+        ``1/2`` one β; ``"GPT2-small"`` is ``"gpt2-small"``); default the item itself.
+    same : str
+        What two items with one normal form are, for the message (default ``"the same
+        value"``; e.g. ``"the same sharing for 'tiny' (2 heads)"``).
 
     Returns
     -------
@@ -196,7 +199,7 @@ def check_unique(items, what, key=None):
         k = item if key is None else key(item)
         if k in seen:
             first = seen[k]
-            same = f"{item!r} twice" if first == item else f"{first!r} and {item!r}, the same value"
-            raise FreeprobValueError(f"{what + ' ' if what else ''}lists {same}; give each value once")
+            both = f"{item!r} twice" if first == item else f"{first!r} and {item!r}, {same}"
+            raise FreeprobValueError(f"{what + ' ' if what else ''}lists {both}; give each value once")
         seen[k] = item
     return items

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
 
 import flint
@@ -83,7 +84,25 @@ class _Pt:
 
 def _real_point(x, who, name="x"):
     """``x`` as an exact real :class:`_Pt` (floats as the rational they print as, as in
-    :mod:`freeprob._params`; mpmath numbers by their exact binary value)."""
+    :mod:`freeprob._params`; mpmath numbers by their exact binary value); a point beyond
+    the double-precision range (which the root isolation works in) is refused."""
+    try:
+        pt = _exact_point(x, who, name)
+        finite = math.isfinite(pt.xf)
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise FreeprobValueError(f"AlgebraicCauchy.{who}: `{name}` must lie within the double-precision "
+                                 f"range ±{sys.float_info.max:.4g}; got {_short(x)}")
+    return pt
+
+
+def _short(x):
+    text = str(x)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-12:]} ({len(text)} characters)"
+
+
+def _exact_point(x, who, name):
     owner = f"AlgebraicCauchy.{who}"
     if isinstance(x, _Pt):
         return x

@@ -30,7 +30,11 @@ from .cli_sweep import add_sweep_command, run_sweep_command
 from ._params import check_unique
 from .errors import FreeprobValueError, PrecisionError
 
-__all__ = ["main", "PRESET_LAWS"]
+__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS"]
+
+#: exit status when the reader of standard output goes away (``freeprob sweep show DB | head -1``):
+#: 0, quietly, as for a complete run -- the reader took what it wanted
+BROKEN_PIPE_STATUS = 0
 
 _h = sp.Rational(1, 2)
 _t = sp.Rational(1, 3)
@@ -85,22 +89,23 @@ def _max_workers():
 _WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --scheduler for more")
 
 
-def _list_arg(what, *, item=None, key=None, split=None, scalar=False):
+def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the same value"):
     r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
     ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
     twice (:func:`freeprob._params.check_unique`, the check of
     :class:`freeprob.verify.VerifySettings`, so the message is the same from Python).
 
     ``what`` names the items for the message; ``key`` the normal form compared for
-    duplicates; ``split`` the tokenizer (default: split at commas); ``scalar``: one item
-    is returned alone, not as a 1-tuple."""
+    duplicates and ``same`` what two items with one normal form are; ``split`` the
+    tokenizer (default: split at commas); ``scalar``: one item is returned alone, not as
+    a 1-tuple."""
     def parse(text):
         tokens = (split or (lambda t: [x.strip() for x in t.split(",")]))(text)
         if not tokens or not all(tokens):
             raise argparse.ArgumentTypeError(f"expected {what}, comma-separated, none empty; got {text!r}")
         values = tuple(item(t) if item else t for t in tokens)
         try:
-            check_unique(values, "", key=key)
+            check_unique(values, "", key=key, same=same)
         except FreeprobValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
         return values[0] if scalar and len(values) == 1 else values
@@ -140,7 +145,13 @@ def _beta_key(text):
 
 _size_list = _list_arg("integers ≥ 2", item=bounded_int(2), scalar=True)
 _beta_list = _list_arg("temperatures", key=_beta_key)
-_config_list = _list_arg("configuration names", split=_config_tokens)
+def _config_key(text):
+    from .configs import config_identity
+    return config_identity(text)
+
+
+_config_list = _list_arg("configuration names", split=_config_tokens, key=_config_key,
+                         same="the same configuration name (compared ignoring case)")
 _scheme_list = _list_arg("scheme names", key=_scheme_key)
 _object_list = _list_arg("object names")
 
@@ -213,7 +224,8 @@ def _add_verify(sub):
                         "above freeprob.cost.MAX_POINTS needs --force)")
     p.add_argument("--force", action="store_true",
                    help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
-                        "the memory, more than freeprob.cost.MAX_POINTS points or MAX_CELLS cells)")
+                        "the memory, more than freeprob.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
+                        "report files in the report directory that freeprob did not write")
 
 
 def _refuse_stdout_out(path, what):
@@ -277,8 +289,9 @@ def _add_readout(sub):
     _add_no_figures(p, "skip the figures (a figure of an earlier run is removed)")
     p.add_argument("--force", action="store_true",
                    help="recompute the comparison even if a finished result is stored (measured initialisations "
-                        "already in results.sqlite are still reused), and run sizes above the cost limits "
-                        "(an initialisation estimated above 10 min or beyond the memory)")
+                        "already in results.sqlite are still reused), run sizes above the cost limits "
+                        "(an initialisation estimated above 10 min or beyond the memory), and overwrite report "
+                        "files in --out that freeprob did not write")
     p.add_argument("--workers", type=_WORKERS_ARG, default=None,
                    help="local Dask worker processes (default 1, in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -295,11 +308,12 @@ def readout_command(args, out=None) -> int:
     import json
     from pathlib import Path
 
-    from .comparisons import COMPARISONS, run_comparison
+    from .comparisons import COMPARISONS, check_comparison, run_comparison
     from .cost import allow_large
     from .store import (DB_SUFFIXES, ResultStore, StoreError, check_creatable, code_version,
                         refuse_store_targets, store_path)
-    from .sweep import Executor, SchedulerError, check_executor
+    from ._reports import ReportDir
+    from .sweep import Executor, SchedulerError, check_executor, interruption
 
     out = out if out is not None else sys.stdout
     if args.name == "list":
@@ -323,15 +337,18 @@ def readout_command(args, out=None) -> int:
                                  "directory (the store is written to DIR/results.sqlite)")
     check_creatable(outdir)
     names = list(COMPARISONS) if args.name == "all" else [args.name]
-    reports = [("report", outdir / f"{name}.{ext}") for name in names for ext in ("txt", "json", "png")]
-    refuse_store_targets(reports, outdir, who="readout")
+    files = {name: [f"{name}.{ext}" for ext in ("txt", "json", "png")] for name in names}
+    writes = {name: files[name][:2 if args.no_figures else 3] for name in names}     # what a run writes
+    refuse_store_targets([("report", outdir / f) for name in names for f in files[name]], outdir, who="readout")
+    reports = ReportDir(outdir, store_path(outdir), who="readout", force=args.force)
+    reports.check([])                           # the reports of another store: refused before anything
     settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
 
     def reusable(name):
-        """A finished result of these settings, computed by this code, with its files."""
+        """A finished result of these settings, computed by this code, with its files (written
+        by freeprob: listed in the report directory's manifest)."""
         stored = outdir / f"{name}.json"
-        figure_ok = args.no_figures or (outdir / f"{name}.png").exists()
-        if args.force or not stored.exists() or not figure_ok or not (outdir / f"{name}.txt").exists():
+        if args.force or not all(reports.owns(f) and (outdir / f).is_file() for f in writes[name]):
             return False
         try:
             data = json.loads(stored.read_text(encoding="utf-8")).get("data", {})
@@ -340,27 +357,43 @@ def readout_command(args, out=None) -> int:
         return data.get("settings") == settings and data.get("code_version") == code_version()
 
     todo = [name for name in names if not reusable(name)]
+    # settings a comparison does not allow (n range, divisibility, seeds) and sizes above the cost
+    # limits (freeprob.cost; --force lifts them): refused before anything is created; of several
+    # comparisons the others still run
     failed = []
+    for name in list(todo):
+        try:
+            check_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, workers=workers,
+                             scheduler=scheduler, force=args.force)
+        except FreeprobValueError as exc:
+            if len(names) == 1:
+                raise FreeprobValueError(f"readout {name}: {exc}") from None
+            print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
+            failed.append(name)
+            todo.remove(name)
+    if len(failed) == len(names):
+        raise FreeprobValueError(f"readout: all {len(names)} comparisons refused the settings (see above); "
+                                 "nothing was run")
+    # report files freeprob did not write: refused before anything is computed or created
+    reports.check([f for name in todo for f in writes[name]])
     with contextlib.ExitStack() as stack:
+        stack.enter_context(reports)                # on every exit path: no empty folder left
         executor = None
         if todo:          # started before anything is created: an unreachable scheduler leaves nothing behind
             executor = stack.enter_context(Executor(workers=workers, scheduler=scheduler))
             print(f"readout: measured cells run in {executor.description}; stored in {store_path(outdir)}",
                   file=sys.stderr, flush=True)
-        try:                                          # fail before computing, not after
-            outdir.mkdir(parents=True, exist_ok=True)
-            probe = outdir / ".freeprob-write-test"
-            probe.write_text("", encoding="utf-8")
-            probe.unlink()
-        except OSError as exc:
-            raise FreeprobValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
+        reports.open()                                # fail before computing, not after
         store = stack.enter_context(ResultStore(store_path(outdir)))      # a bad store fails here
         for name in names:
+            if name in failed:
+                continue
             if name not in todo:
                 stored = outdir / f"{name}.json"
                 print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
                 print(f"(stored result {stored}; --force recomputes)\n", file=out)
                 continue
+            reports.begin(files[name])       # the previous reports of this comparison go: none stale
             try:
                 with allow_large() if args.force else contextlib.nullcontext():     # --force: any size
                     comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
@@ -368,9 +401,9 @@ def readout_command(args, out=None) -> int:
                                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
             except (StoreError, SchedulerError):
                 raise
-            except KeyboardInterrupt:
-                print(f"freeprob: readout {name}: interrupted; its finished cells are stored in {store.path} and "
-                      "a rerun resumes", file=sys.stderr, flush=True)
+            except KeyboardInterrupt as exc:      # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+                print(f"freeprob: readout {name}: {interruption(exc)[0]}; its finished cells are stored in "
+                      f"{store.path} and a rerun resumes", file=sys.stderr, flush=True)
                 raise
             except FreeprobValueError as exc:
                 if len(names) == 1:
@@ -382,8 +415,7 @@ def readout_command(args, out=None) -> int:
             comp.data["code_version"] = code_version()        # a result of other code is recomputed
             if args.no_figures:
                 comp.plot = None
-                (outdir / f"{name}.png").unlink(missing_ok=True)      # no stale figure of another run
-            paths = comp.write(outdir)
+            paths = comp.write(outdir, reports=reports)
             print(comp.table(), file=out)
             sw = comp.sweep
             print("wrote " + ", ".join(str(p) for p in paths), file=out)
@@ -422,7 +454,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``freeprob`` console script; returns the exit status."""
+    """Entry point of the ``freeprob`` console script; returns the exit status.  SIGTERM
+    (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
+    finished cells kept, the store closed, a cluster shut down; exit status 143
+    (:func:`freeprob.sweep.sigterm_as_interrupt`)."""
+    from .sweep import sigterm_as_interrupt
+    with sigterm_as_interrupt():
+        return _main(argv)
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -430,27 +471,36 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.command == "verify":
-            return verify_command(args)
-        if args.command == "readout":
-            return readout_command(args)
-        if args.command == "sweep":
-            return run_sweep_command(args)
-        if args.command in LAW_COMMANDS:
-            return run_law_command(args)
+            status = verify_command(args)
+        elif args.command == "readout":
+            status = readout_command(args)
+        elif args.command == "sweep":
+            status = run_sweep_command(args)
+        elif args.command in LAW_COMMANDS:
+            status = run_law_command(args)
         else:
             table(args.law, args.order, args.dps)
-    except KeyboardInterrupt:
+            status = 0
+        sys.stdout.flush()           # a reader that went away is seen here, not in the flush at exit
+        return status
+    except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+        from .sweep import interruption
+        word, status = interruption(exc)
         if args.command != "readout":      # readout_command names the comparison and its store itself
-            print("freeprob: interrupted" + ("; finished cells are kept and a rerun resumes"
-                                             if args.command == "verify" else ""), file=sys.stderr)
-        return 130
+            print(f"freeprob: {word}" + ("; finished cells are kept and a rerun resumes"
+                                         if args.command == "verify" else ""), file=sys.stderr)
+        return status
     except BrokenPipeError:
-        # the reader went away (`freeprob sweep show DB | head`): stop quietly, as the
-        # Python documentation recommends (stdout to devnull so that the final flush at
-        # exit does not fail again)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        # the reader went away (`freeprob sweep show DB | head -1`): what it wanted was
+        # printed, so stop quietly with status 0 (BROKEN_PIPE_STATUS), in every command;
+        # stdout goes to devnull, as the Python documentation recommends, so that the
+        # final flush at exit does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):        # no real descriptor (stdout replaced in process)
+            pass
+        return BROKEN_PIPE_STATUS
     except OSError as exc:
         kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else
                 "finished comparisons are kept in --out" if args.command == "readout" else "")

@@ -22,19 +22,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
 import mpmath
+import numpy as np
 import sympy as sp
 
-from ._cliutil import DPS_ARG, ORDER_ARG, STDOUT, bounded_int, check_outputs, status_stream, write_output
+from ._cliutil import (DPS_ARG, ORDER_ARG, STDOUT, bounded_int, check_outputs, is_stream, status_stream,
+                       write_output)
 from ._costguard import guard_exact_cost
 from .errors import FreeprobValueError, NotAvailable
 from .expr import ExpressionError, parse_law, parse_value
 
-__all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "add_law_commands", "max_order",
-           "parse_grid", "run_law_command"]
+__all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "MAX_PLOT_X", "add_law_commands",
+           "max_order", "parse_grid", "run_law_command"]
 
 #: the subcommands defined here
 LAW_COMMANDS = ("moments", "cumulants", "equation", "density", "support")
@@ -42,6 +45,9 @@ LAW_COMMANDS = ("moments", "cumulants", "equation", "density", "support")
 DEFAULT_MAX_ORDER = 200
 #: most points accepted by ``--grid``
 MAX_GRID_POINTS = 100_000
+#: largest ``|x|`` that ``density --plot`` draws (matplotlib's tick placement overflows
+#: near the double-precision limit 1.8e308; ±9.9e306 still draws)
+MAX_PLOT_X = 1e306
 
 _KINDS = {  # kind -> (Law method, text column, csv/json key, LaTeX symbol)
     "moments": ("moments", "m_n", "m", "m"),
@@ -113,9 +119,12 @@ def parse_grid(text: str):
     Parameters
     ----------
     text : str
-        ``"a:b:N"`` with ``a < b`` real values of :func:`freeprob.expr.parse_value`
-        (``-2``, ``1/2``, ``3 - 2*sqrt(2)``) and an integer ``N >= 2``; ``"a:a:1"`` is the
-        single point ``a``.
+        ``"a:b:N"`` with ``a < b`` finite real values of :func:`freeprob.expr.parse_value`
+        (``-2``, ``1/2``, ``3 - 2*sqrt(2)``, ``1e300``) and an integer ``N >= 2``;
+        ``"a:a:1"`` is the single point ``a``.  The ends must lie within the
+        double-precision range (``|a|, |b| ≤ 1.797e308``; the root isolation and the plot
+        work in doubles) and neighbouring points must be different doubles (a spacing
+        ``(b − a)/(N − 1)`` above the resolution of doubles at ``max(|a|, |b|)``).
 
     Returns
     -------
@@ -125,7 +134,9 @@ def parse_grid(text: str):
     Raises
     ------
     FreeprobValueError
-        Malformed text, symbols, ``a >= b``, ``N`` outside ``[2, MAX_GRID_POINTS]``.
+        Malformed text, symbols, NaN or infinite ends, ends beyond the double-precision
+        range, ``a >= b``, ``N`` outside ``[2, MAX_GRID_POINTS]``, a spacing that doubles
+        cannot resolve.
 
     Source: this module.
 
@@ -142,19 +153,51 @@ def parse_grid(text: str):
     try:
         n = int(parts[2])
     except ValueError:
-        raise FreeprobValueError(f"--grid: N must be an integer; got {parts[2]!r}") from None
-    for v in (a, b):
-        if v.free_symbols or not v.is_real:
-            raise FreeprobValueError(f"--grid: the ends must be real numbers; got {v}")
+        raise FreeprobValueError(f"--grid: N must be an integer; got {_short(parts[2])!r}") from None
+    ends = [_grid_end(v, which) for v, which in ((a, "a"), (b, "b"))]
     if n == 1 and sp.simplify(a - b) == 0:
         return [a]
     if not 2 <= n <= MAX_GRID_POINTS:
         raise FreeprobValueError(f"--grid: N must be between 2 and {MAX_GRID_POINTS} "
                                  f"(freeprob.cli_laws.MAX_GRID_POINTS); got {n}")
     if not (b - a).is_positive:
-        raise FreeprobValueError(f"--grid: need a < b; got a = {a}, b = {b}")
+        raise FreeprobValueError(f"--grid: need a < b; got a = {_short(a)}, b = {_short(b)}")
     step = (b - a) / (n - 1)
+    top = max(abs(e) for e in ends)
+    spacing = float(sp.N(step, 20))
+    if not spacing > np.spacing(top):
+        raise FreeprobValueError(
+            f"--grid: the spacing (b − a)/(N − 1) ≈ {spacing:.3g} is below the resolution of "
+            f"double-precision numbers at {top:.3g} (≈ {np.spacing(top):.3g}), so neighbouring points would "
+            "be the same number; widen the interval or use fewer points")
     return [a + i * step for i in range(n)]
+
+
+def _short(v):
+    text = str(v)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-12:]} ({len(text)} characters)"
+
+
+def _grid_end(v, which):
+    """The double value of a ``--grid`` end; FreeprobValueError unless it is a finite real
+    number within the double-precision range."""
+    if v.free_symbols:
+        names = ", ".join(sorted(str(s) for s in v.free_symbols))
+        raise FreeprobValueError(f"--grid: {which} = {_short(v)} contains the symbol {names}; the ends must "
+                                 "be numbers (e.g. -2, 1/2, sqrt(2), 1e-3)")
+    if v.is_finite is False or v.has(sp.nan, sp.zoo):
+        raise FreeprobValueError(f"--grid: {which} = {v} is not a finite number; the ends must be finite "
+                                 "real numbers")
+    if v.is_real is not True:
+        raise FreeprobValueError(f"--grid: {which} = {_short(v)} is not real; the ends must be finite real "
+                                 "numbers")
+    with np.errstate(over="ignore"):
+        f = float(sp.N(v, 20))
+    if not np.isfinite(f):
+        raise FreeprobValueError(f"--grid: {which} = {_short(v)} is beyond the double-precision range "
+                                 f"±{sys.float_info.max:.4g} (the root isolation and the plot work in "
+                                 "doubles)")
+    return f
 
 
 # -- parsers -----------------------------------------------------------------------------
@@ -249,6 +292,46 @@ def add_law_commands(sub) -> None:
 
 
 # -- commands ----------------------------------------------------------------------------
+def _parse_law(args, *, numeric):
+    r"""The law of ``args.law``; with ``numeric`` (``density``, ``support``, ``--dps``) a
+    law with symbols is refused in the command line's terms (the Python API's message says
+    ``law.subs({...})``, which a shell user cannot call).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        With ``law`` and ``command``.
+    numeric : bool
+        The command needs numbers.
+
+    Returns
+    -------
+    freeprob.law.Law
+
+    Raises
+    ------
+    FreeprobValueError
+        A bad expression; symbols in a numeric command: ``density: the expression has the
+        symbol t; density needs numbers: write a number in place of t in LAW``.
+
+    Source: this module.
+    """
+    law = parse_law(args.law)
+    if numeric and law.free_symbols:
+        names = sorted(map(str, law.free_symbols))
+        listed = ", ".join(names)
+        what = f"{args.command} --dps" if args.command in ("moments", "cumulants") else args.command
+        sequence = args.command in ("moments", "cumulants")
+        exact = (" (or leave out --dps for exact values in the symbols)" if sequence
+                 else "; moments, cumulants and equation keep symbols exactly")
+        plural = len(names) > 1
+        raise FreeprobValueError(
+            f"{args.command}: the expression has the symbol{'s' if plural else ''} {listed}; {what} needs "
+            f"numbers: write {'numbers' if plural else 'a number'} in place of {listed} in the expression "
+            f"(e.g. 'Semicircle(0, 2)' rather than 'Semicircle(0, t)'){exact}")
+    return law
+
+
 def _num(v, dps):
     if dps is None:
         return str(v)
@@ -262,7 +345,7 @@ def _latex_num(v, dps):
 
 
 def _sequence_command(args, kinds, out):
-    law = parse_law(args.law)
+    law = _parse_law(args, numeric=args.dps is not None)
     order = args.order
     _confirm_order(order, max_order(args.max_order), args.force)
     dps = args.dps
@@ -299,7 +382,7 @@ def _sequence_command(args, kinds, out):
 
 
 def _equation_command(args, out):
-    law = parse_law(args.law)
+    law = _parse_law(args, numeric=False)
     P = law.cauchy_equation()
     expr = P.as_expr()
     if args.latex:
@@ -340,9 +423,9 @@ def _plot_format(path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    if path == STDOUT:
-        return "png"
     fmt = os.path.splitext(path)[1].lstrip(".").lower()
+    if path == STDOUT or (not fmt and is_stream(path)):       # '-', /dev/stdout, a FIFO: PNG
+        return "png"
     known = FigureCanvasAgg(Figure()).get_supported_filetypes()
     if fmt not in known:
         others = ", ".join(sorted(set(known) - {"png", "pdf", "svg"}))
@@ -352,18 +435,25 @@ def _plot_format(path):
 
 
 def _density_command(args, out):
-    law = parse_law(args.law)
+    law = _parse_law(args, numeric=True)
     xs = parse_grid(args.grid)
     # refuse before computing: existing files without --force, both on '-', a bad image suffix
     targets = check_outputs((("--csv", args.csv), ("--plot", args.plot)), force=args.force, who="density")
     if args.plot is not None:
         _plot_format(args.plot)
+        top = max(abs(float(sp.N(xs[0], 20))), abs(float(sp.N(xs[-1], 20))))
+        if top > MAX_PLOT_X:
+            raise FreeprobValueError(f"density: --plot draws x up to ±{MAX_PLOT_X:.0e} "
+                                     "(freeprob.cli_laws.MAX_PLOT_X: matplotlib's axis ticks overflow "
+                                     "near the double-precision limit); "
+                                     f"--grid reaches {top:.4g}: use --csv, or a grid within that range")
     dps = args.dps
     ys = _density_values(law, xs, dps)
+    xdps = _x_digits(xs, dps)
     text = " ".join(args.law.split())
     if args.csv is not None:
         write_output(args.csv, lambda fh: fh.writelines(
-            ["x,density\n"] + [f"{_xnum(x, dps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys)]))
+            ["x,density\n"] + [f"{_xnum(x, xdps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys)]))
     if args.plot is not None:
         _plot(law, xs, ys, args.plot, text)
     if targets:
@@ -372,7 +462,7 @@ def _density_command(args, out):
         print(f"law: {text}; {len(xs)} points, {dps} digits; wrote {wrote}", file=report)
         return 0
     print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits)", file=out)
-    rows = [(_xnum(x, dps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
+    rows = [(_xnum(x, xdps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
     wx = max(len(r[0]) for r in rows + [("x", "")])
     for a, b in [("x", "density")] + rows:
         print(f"{a.rjust(wx)}  {b}", file=out)
@@ -398,8 +488,23 @@ def _density_values(law, xs, dps):
     return ys
 
 
+def _x_digits(xs, dps):
+    """Significant digits for the x column: ``dps``, or more where neighbouring grid points
+    would otherwise print alike (``--grid 1:1.000000000001:3 --dps 5``)."""
+    if len(xs) < 2:
+        return dps
+    top = max(abs(float(sp.N(xs[0], 20))), abs(float(sp.N(xs[-1], 20))))
+    step = float(sp.N(xs[1] - xs[0], 20))
+    if not (top > 0 and step > 0):
+        return dps
+    need = math.floor(math.log10(top)) - math.floor(math.log10(step)) + 2
+    return max(dps, min(need, 20))           # doubles resolve at most 2**52 ≈ 4.5e15 points per binade
+
+
 def _xnum(x, dps):
-    if x.is_Integer:
+    """A grid point: an integer as it is when it has at most ``dps`` digits, else ``dps``
+    significant digits (scientific notation for large and small magnitudes: 1.0e+300)."""
+    if x.is_Integer and len(str(abs(x))) <= dps:
         return str(x)
     with mpmath.workdps(dps + 5):
         v = mpmath.mpf(sp.N(x, dps + 5))
@@ -416,7 +521,7 @@ def _approx(v, dps):
 
 
 def _support_command(args, out):
-    law = parse_law(args.law)
+    law = _parse_law(args, numeric=True)
     dps = args.dps
     intervals = law.support(dps=dps)
     atoms = law.atoms(dps=dps)

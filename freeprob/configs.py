@@ -29,8 +29,8 @@ from fractions import Fraction
 from .errors import FreeprobValueError
 from .sampler import Dimensions
 
-__all__ = ["ModelConfig", "MODEL_CONFIGS", "DEFAULT_CONFIGS", "model_config", "parse_scheme",
-           "SCHEME_CHOICES", "Cell"]
+__all__ = ["ModelConfig", "MODEL_CONFIGS", "DEFAULT_CONFIGS", "model_config", "config_identity",
+           "parse_scheme", "SCHEME_CHOICES", "Cell"]
 
 _MAX_NOMINAL_N = 2048
 
@@ -92,6 +92,31 @@ class ModelConfig:
     def scheme_label(self) -> str:
         """``independent``, ``gqa(8)``, ``mqa``, ``shared_keys`` or ``tied``."""
         return _scheme_label(self.scheme, self.kv_groups)
+
+    def sharing(self, scheme: str, kv_groups: int | None = None) -> tuple:
+        r"""What a scheme shares in this layer: ``(scheme, kv_groups)`` in a normal form,
+        so that schemes that draw the same layer compare equal.
+
+        Parameters
+        ----------
+        scheme, kv_groups
+            As returned by :func:`parse_scheme` (``"gqa"``, 2).
+
+        Returns
+        -------
+        tuple
+            ``("independent", None)`` for GQA with as many groups as heads and, with one
+            head, for MQA and ``shared_keys``; else ``(scheme, kv_groups)``.
+
+        Raises
+        ------
+        Nothing.
+
+        Source: the schemes of :class:`freeprob.sampler.Dimensions` (theory.md §3.4–3.5).
+        """
+        if (scheme == "gqa" and kv_groups == self.heads) or (scheme == "shared_keys" and self.heads == 1):
+            return "independent", None
+        return scheme, kv_groups
 
     def with_scheme(self, scheme: str, kv_groups: int | None = None) -> "ModelConfig":
         """The same widths under another sharing scheme (name suffixed by the scheme)."""
@@ -193,12 +218,22 @@ class ModelConfig:
                 f"custom one another name (built-in: {', '.join(MODEL_CONFIGS)})")
         kw = {}
         allowed = ("d", "heads", "d_head", "context", "scheme", "kv_groups")
+        given = {}
         for part in filter(None, (p.strip() for p in body.split(","))):
             key, eq, val = part.partition("=")
             key, val = key.strip(), val.strip()
             if not eq or key not in allowed:
                 raise FreeprobValueError(
                     f"custom configuration {spec!r}: bad item {part!r}; allowed keys: {', '.join(allowed)}")
+            grouped = key == "scheme" and val.lower().startswith(("gqa", "mqa"))       # sets kv_groups too
+            sets = [key, "kv_groups"] if grouped else [key]
+            for k in sets:                       # a repeated key is refused, not silently the last value
+                if k in given:
+                    also = "" if k == key else f" ({part} sets kv_groups)"
+                    raise FreeprobValueError(
+                        f"custom configuration {spec!r}: {k} is given twice ({given[k]} and {part}){also}; "
+                        "give each key once")
+                given[k] = part
             if key == "scheme":
                 kw["scheme"], groups = parse_scheme(val)
                 if groups is not None:
@@ -284,6 +319,39 @@ MODEL_CONFIGS = {c.name: c for c in (
 
 #: The seven configurations of the default ``freeprob verify`` run.
 DEFAULT_CONFIGS = tuple(MODEL_CONFIGS)
+
+
+def config_identity(name):
+    r"""The identity of a configuration as written in a list (``--configs``): what two
+    entries must not share, compared before anything is run or created.
+
+    Parameters
+    ----------
+    name : str
+        A built-in name (any case: ``GPT2-small`` is ``gpt2-small``) or a custom
+        ``"name:d=..,heads=..,d_head=.."`` (its name; two custom configurations with one
+        name would be stored and reported under that name).
+
+    Returns
+    -------
+    str
+        The case-folded configuration name (a value that is not a string: itself).
+
+    Raises
+    ------
+    Nothing (a malformed entry is reported by :func:`model_config`).
+
+    Source: this module.
+
+    >>> config_identity("GPT2-small") == config_identity("gpt2-small")
+    True
+    >>> config_identity("a:d=64,heads=2,d_head=16") == config_identity("A:d=128,heads=2,d_head=32")
+    True
+    """
+    if not isinstance(name, str):
+        return name
+    m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*:.*", name, re.S)
+    return (m.group(1) if m else name.strip()).casefold()
 
 
 def model_config(name: str) -> ModelConfig:

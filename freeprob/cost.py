@@ -290,7 +290,8 @@ def check_points(points, laws=1, *, force=False):
         "lower --points, or pass --force to run it anyway")
 
 
-def check_cell_count(count, *, force=False, hint="lower --seeds"):
+def check_cell_count(count, *, force=False, hint="lower --seeds",
+                     product="configurations × schemes × sizes × temperatures × initialisations"):
     r"""Refuse a sweep of more than :data:`MAX_CELLS` cells.
 
     Parameters
@@ -300,6 +301,8 @@ def check_cell_count(count, *, force=False, hint="lower --seeds"):
         Skip the check (``--force``); so does :func:`allow_large`.
     hint : str
         What to do instead, for the message.
+    product : str
+        What the cells are the product of, for the message.
 
     Returns
     -------
@@ -315,7 +318,6 @@ def check_cell_count(count, *, force=False, hint="lower --seeds"):
     if force or large_allowed() or count <= MAX_CELLS:
         return
     raise FreeprobValueError(
-        f"the sweep would have {count} cells (configurations × schemes × sizes × temperatures × "
-        "initialisations); "
+        f"the sweep would have {count} cells ({product}); "
         f"planning and storing that many takes minutes before the first one runs; the limit is {MAX_CELLS} "
         f"(freeprob.cost.MAX_CELLS): {hint}, or pass --force to run it anyway")

@@ -378,6 +378,8 @@ class _Walker:
             self.fail(node, f"{n} is a function: call it, e.g. {NAMES[n].split(':')[0]}")
         if n in _SPECIAL_SYMBOLS:
             return _SPECIAL_SYMBOLS[n]
+        if n in ("nan", "inf", "oo", "zoo"):         # meant as a number, not as a symbol's name
+            self.fail(node, f"{n!r} is {_RESERVED[n]}: values must be finite real numbers")
         if n in _RESERVED:
             self.fail(node, f"{n!r} is reserved ({_RESERVED[n]}); choose another symbol name")
         if n == "x":

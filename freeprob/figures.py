@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FIGURE_FILES", "verify_figures", "histogram_panel", "qq_panel", "remove_stale_figures"]
+__all__ = ["FIGURE_FILES", "verify_figures", "histogram_panel", "qq_panel"]
 
 #: the files :func:`verify_figures` writes, relative to the report directory
 FIGURE_FILES = ("figures/histograms.png", "figures/qq.png")
@@ -88,7 +88,7 @@ def qq_panel(ax, softmax, ge, law, title=""):
     ax.tick_params(labelsize=7)
 
 
-def verify_figures(cells, settings, theory, store, out):
+def verify_figures(cells, settings, theory, store, reports):
     r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object (and
     first β) of a verify run from the spectra in ``store``.
 
@@ -100,13 +100,15 @@ def verify_figures(cells, settings, theory, store, out):
     theory : dict
         Theory key → tabulated law dict (or ``{"error": text}``).
     store : freeprob.store.ResultStore
-    out : pathlib.Path
-        The report directory.
+    reports : freeprob._reports.ReportDir
+        The report directory; each figure is recorded in its manifest, and ``figures/``
+        created, right before the figure is written (no ``figures/`` without a figure).
 
     Returns
     -------
     list of str
-        The written paths, relative to ``out`` (empty when no cell has spectra).
+        The written paths, relative to the report directory (empty when no cell has
+        spectra).
 
     Raises
     ------
@@ -137,13 +139,10 @@ def verify_figures(cells, settings, theory, store, out):
         title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={beta}"
         panels.append((title, sm, ge, law))
     written = []
-    if not panels:
-        return written
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    for kind in ("histograms", "qq"):
-        path = out / "figures" / f"{kind}.png"
-        _verify_figure(kind, panels, obj).savefig(path, dpi=110)
-        written.append(str(path.relative_to(out)))
+    for rel in FIGURE_FILES if panels else ():
+        fig = _verify_figure(Path(rel).stem, panels, obj)
+        fig.savefig(reports.target(rel), dpi=110)
+        written.append(rel)
     return written
 
 
@@ -181,40 +180,3 @@ def _verify_figure(kind, panels, obj):
     what = "spectral density" if kind == "histograms" else "QQ against the exact law"
     fig.suptitle(f"freeprob verify: {obj}, softmax vs GE vs theory\n({what}; {pooled})", fontsize=10)
     return fig
-
-
-def remove_stale_figures(out, written):
-    r"""Remove the figures of :data:`FIGURE_FILES` that this run did not write (an earlier
-    run's figures must not sit beside a newer table), and ``figures/`` if it is then empty.
-
-    Parameters
-    ----------
-    out : pathlib.Path
-        The report directory.
-    written : sequence of str
-        What :func:`verify_figures` returned this run (relative to ``out``; empty without
-        figures).
-
-    Returns
-    -------
-    list of str
-        The removed paths, relative to ``out``.
-
-    Raises
-    ------
-    OSError
-        A stale figure cannot be removed.
-
-    Source: this module.
-    """
-    removed = []
-    keep = {str(Path(w)) for w in written}
-    for name in FIGURE_FILES:
-        path = out / name
-        if str(Path(name)) not in keep and path.is_file():
-            path.unlink()
-            removed.append(name)
-    folder = out / "figures"
-    if folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
-    return removed

@@ -17,8 +17,10 @@ Execution (:class:`Executor`):
   workers lack freeprob or run other freeprob code (:func:`freeprob.store.code_version`,
   checked at connection and again with every result) is refused.
 
-A cluster that fails during a run (the scheduler lost, a worker that cannot run the cells)
-stops it with :class:`SchedulerError`; the cells finished before are stored.  A cell whose
+A cluster that fails during a run (the scheduler lost, a worker that cannot run the cells,
+no workers left for :data:`WORKERS_LOST_GRACE` seconds) stops it with
+:class:`SchedulerError`; the cells finished before are stored.  SIGTERM during a command
+(:func:`sigterm_as_interrupt`) stops it like Ctrl-C.  A cell whose
 own function raises is reported in :attr:`SweepStats.failed` and the others go on.
 
 Randomness never depends on scheduling: a cell draws from
@@ -47,8 +49,8 @@ from . import store as _store  # noqa: F401 (fixes the code identity at import, 
 from .errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
-           "cell_seed", "SweepStats",
-           "CONNECT_TIMEOUT", "check_workers", "check_executor"]
+           "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
+           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor"]
 
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
 CONNECT_TIMEOUT = 10
@@ -56,6 +58,12 @@ CONNECT_TIMEOUT = 10
 WORKER_WAIT = 30
 #: seconds for a LocalCluster to start its workers
 LOCAL_START_TIMEOUT = 120
+#: seconds a running sweep waits while its cluster has no workers (all lost: killed, crashed,
+#: preempted) before it stops with :class:`SchedulerError`; a worker that joins meanwhile
+#: resumes the run
+WORKERS_LOST_GRACE = 60
+#: seconds between two looks at the cluster's workers while no result arrives
+_WATCH_INTERVAL = 1.0
 
 
 class SchedulerError(FreeprobValueError):
@@ -203,6 +211,28 @@ def _other_code(where, theirs, ours):
         "environment of every `dask worker`, restart the workers, and rerun (finished cells are kept)")
 
 
+def _plural(count, word):
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _workers_named(addresses, of):
+    """``the worker ADDRESS of SCHEDULER`` or ``the workers A, B of SCHEDULER`` (at most
+    five named), for messages."""
+    addresses = sorted(str(a) for a in addresses)
+    shown = ", ".join(addresses[:5]) + (f" and {len(addresses) - 5} more" if len(addresses) > 5 else "")
+    return f"the worker{'' if len(addresses) == 1 else 's'} {shown} of {of}"
+
+
+def _workers_without_freeprob(client):
+    """``{address: exception}`` of the workers of ``client`` that cannot import freeprob
+    (empty when every worker can, or when the workers cannot be asked)."""
+    try:
+        answers = client.run(_worker_version, on_error="return")
+    except Exception:               # the cluster is going away: nothing more to learn
+        return {}
+    return {w: v for w, v in answers.items() if isinstance(v, BaseException) and _is_missing_freeprob(v)}
+
+
 def _missing_freeprob(where, exc):
     return SchedulerError(
         f"{where} cannot import freeprob ({type(exc).__name__}: {exc}): install freeprob, the same version "
@@ -232,6 +262,39 @@ def _sigint_ignored():
         yield
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread by :func:`sigterm_as_interrupt` on SIGTERM (``timeout``,
+    SLURM, ``docker stop``, ``kill``): a :class:`KeyboardInterrupt`, so that a run stops
+    exactly as on Ctrl-C (finished cells kept, the store closed with its WAL merged, the
+    cluster closed quietly); exit status 143 (= 128 + 15)."""
+
+
+def interruption(exc):
+    """``(word, exit status)`` of an interrupt: ``("terminated (SIGTERM)", 143)`` for
+    :class:`Terminated`, ``("interrupted", 130)`` for Ctrl-C.  Source: this module."""
+    return ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (once: a
+    second SIGTERM during the clean-up is ignored); the previous handler is restored after.
+    No-op off the main thread.  Source: this project's design (README, "Sweeps")."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
@@ -354,7 +417,7 @@ class Executor:
     def description(self):
         """One line: where the cells run."""
         if self.scheduler is not None:
-            return f"Dask cluster at {self.scheduler} ({self.workers} workers)"
+            return f"Dask cluster at {self.scheduler} ({_plural(self.workers, 'worker')})"
         if self.cluster is None:
             return "this process (1 worker)"
         return f"Dask LocalCluster, {self.workers} worker processes × {self.blas_threads} BLAS threads"
@@ -378,13 +441,19 @@ class Executor:
                                      f"{WORKER_WAIT} "
                                      "s); start some with `dask worker ADDRESS`") from None
             try:
-                versions = self.client.run(_worker_version)
+                versions = self.client.run(_worker_version, on_error="return")     # per worker
             except Exception as exc:
-                if _is_missing_freeprob(exc):
-                    raise _missing_freeprob(f"a worker of {self.scheduler}", exc) from None
-                raise SchedulerError(f"the workers of {self.scheduler} cannot run freeprob "
-                                     f"({type(exc).__name__}: {exc}); check that every `dask worker` runs "
-                                     "in a Python environment with the same freeprob installed") from None
+                versions = {"": exc}
+            failed = {w: v for w, v in versions.items() if isinstance(v, BaseException)}
+            missing = {w: v for w, v in failed.items() if _is_missing_freeprob(v)}
+            if missing:
+                raise _missing_freeprob(_workers_named(missing, self.scheduler), next(iter(missing.values())))
+            if failed:
+                w, exc = next(iter(failed.items()))
+                who = _workers_named(failed, self.scheduler) if w else f"the workers of {self.scheduler}"
+                raise SchedulerError(f"{who} cannot run freeprob ({type(exc).__name__}: {exc}); check that "
+                                     "every `dask worker` runs in a Python environment with the same "
+                                     "freeprob installed")
             ours = _worker_version()
             other = {w: v for w, v in versions.items() if v != ours}
             if other:
@@ -482,8 +551,9 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
         Duplicate keys.
     SchedulerError
         The cluster failed during the run (the scheduler lost, a worker without freeprob
-        or with other freeprob code, a task lost by Dask); every cell finished before is
-        stored and a rerun resumes.
+        or with other freeprob code, a task lost by Dask, or no workers for
+        :data:`WORKERS_LOST_GRACE` seconds); every cell finished before is stored and a
+        rerun resumes.
     KeyboardInterrupt
         Passed on after cancelling the pending cells; every finished cell is stored.
     """
@@ -545,16 +615,26 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                                            key=f"freeprob-{sweep}-{c.key}", priority=c.priority, pure=False)
                 futures[f] = c
             try:
-                for f in as_completed(list(futures), loop=executor.client.loop):
-                    c = futures.pop(f)
-                    try:
-                        out = f.result()
-                    except Exception as exc:        # not the cell's own error: _run_cell returns those
-                        out = _cluster_failure(exc, executor, stats, len(todo), store)
-                    record(c, out)
-                    f.release()
-                    bar.set_postfix_str(_label(c))
-                    bar.update()
+                # results are gathered in the background (a result lost with its worker is
+                # recomputed there), so this loop never blocks on one and sees lost workers
+                pending = as_completed(list(futures), loop=executor.client.loop, with_results=True,
+                                       raise_errors=False)
+                watch = _WorkerWatch(executor, bar)
+                while not pending.is_empty():
+                    batch = pending.next_batch(block=False)
+                    if not batch:           # no result yet: are there still workers to compute one?
+                        watch.idle(stats, len(todo), store)
+                        time.sleep(0.05)
+                        continue
+                    watch.alive()
+                    for f, res in batch:
+                        c = futures.pop(f)
+                        exc = _task_exception(res)
+                        out = res if exc is None else _cluster_failure(exc, executor, stats, len(todo), store)
+                        record(c, out)
+                        f.release()
+                        bar.set_postfix_str(_label(c))
+                        bar.update()
             finally:
                 if futures:
                     try:
@@ -567,6 +647,70 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     return stats
 
 
+class _WorkerWatch:
+    """While a sweep waits for results: stop it with :class:`SchedulerError` once its
+    cluster has had no workers (or this client no scheduler) for
+    :data:`WORKERS_LOST_GRACE` seconds, instead of waiting forever; the progress bar says
+    how long it has waited.  Looks at most every :data:`_WATCH_INTERVAL` seconds."""
+
+    def __init__(self, executor, bar):
+        self.executor, self.bar = executor, bar
+        self.next_look = time.monotonic() + _WATCH_INTERVAL
+        self.since = None           # when the cluster was first seen without workers
+
+    def alive(self):
+        """A result arrived: the cluster works."""
+        self.since = None
+
+    def idle(self, stats, total, store):
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + _WATCH_INTERVAL
+        workers = _cluster_workers(self.executor.client)
+        if workers:
+            if self.since is not None:
+                self.bar.set_postfix_str(f"{_plural(workers, 'worker')} back")
+            self.since = None
+            return
+        self.since = now if self.since is None else self.since
+        waited = now - self.since
+        if waited < WORKERS_LOST_GRACE:
+            self.bar.set_postfix_str(f"no {'workers' if workers == 0 else 'scheduler'} for {waited:.0f} s "
+                                     f"(stops after {WORKERS_LOST_GRACE} s)")
+            return
+        ex = self.executor
+        what = (f"all workers of the {ex.description} were lost" if workers == 0 else
+                f"the connection to the scheduler of the {ex.description} was lost")
+        start = (f"start workers (`dask worker {ex.scheduler}`) and rerun to resume" if ex.scheduler is not None
+                 else "rerun to resume")
+        raise SchedulerError(f"{what} after {stats.computed} of {total} cells (none for {WORKERS_LOST_GRACE} s, "
+                             f"freeprob.sweep.WORKERS_LOST_GRACE); the finished cells are stored in {store.path}; "
+                             f"{start}")
+
+
+def _cluster_workers(client):
+    """Workers connected to the scheduler of ``client`` now; ``None`` when the client is not
+    connected to its scheduler."""
+    if client.status != "running":
+        return None
+    try:
+        return len(client.nthreads())
+    except Exception:               # the scheduler went away between the two looks
+        return None
+
+
+def _task_exception(res):
+    """The exception of a task from ``as_completed(..., with_results=True,
+    raise_errors=False)``: its ``(type, exception, traceback)`` (an error) or the
+    ``CancelledError``; ``None`` for :func:`_run_cell`'s result (a 5-tuple)."""
+    if isinstance(res, BaseException):
+        return res
+    if isinstance(res, tuple) and len(res) == 3 and isinstance(res[1], BaseException):
+        return res[1]
+    return None
+
+
 def _cluster_failure(exc, executor, stats, total, store):
     """A future that raised instead of returning :func:`_run_cell`'s tuple: a cell that
     killed its worker (Dask's ``KilledWorker``, e.g. out of memory) is a failed cell; any
@@ -575,7 +719,9 @@ def _cluster_failure(exc, executor, stats, total, store):
     if isinstance(exc, KilledWorker):
         return None, 0.0, "?", f"{type(exc).__name__}: {exc}", _worker_version()
     if _is_missing_freeprob(exc):
-        raise _missing_freeprob("a worker of the Dask cluster", exc) from None
+        missing = _workers_without_freeprob(executor.client)
+        raise _missing_freeprob(_workers_named(missing, executor.scheduler or "the Dask cluster") if missing
+                                else "a worker of the Dask cluster", exc) from None
     reason = str(exc).strip().splitlines()
     reason = f"{type(exc).__name__}: {reason[-1] if reason else ''}".rstrip(": ")
     raise SchedulerError(f"the Dask cluster ({executor.description}) failed after {stats.computed} of "

@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,11 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from .compare import TabulatedLaw, law_distances, relative_moment_errors, snap_to_atoms, two_sample_distances
-from .configs import DEFAULT_CONFIGS, Cell, model_config, parse_scheme
+from .configs import DEFAULT_CONFIGS, Cell, config_identity, model_config, parse_scheme
 from ._params import check_unique
 from .errors import FreeprobValueError
 from .readout_sampled import mean_interval
 from .sampler import draw_weights, spectra
+from ._reports import ReportDir
 from .store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
 from .sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 
@@ -69,7 +71,11 @@ _FORMAT = 3          # bump when a stored cell would mean something else (3: zer
 def _parse_beta(beta):
     if isinstance(beta, bool):
         raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}]; got {beta!r}")
-    try:
+    exponent = re.search(r"[eE][+-]?0*(\d+)", str(beta))
+    if not isinstance(beta, Fraction) and exponent and len(exponent.group(1)) > 4:
+        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); "
+                                 f"got {str(beta)[:40]!r} with a decimal exponent of more than 4 digits")
+    try:                  # (Fraction('1e999999999') would build a billion-digit integer first)
         b = Fraction(str(beta).strip()) if not isinstance(beta, Fraction) else beta
     except (ValueError, ZeroDivisionError):
         raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); "
@@ -134,8 +140,11 @@ class VerifySettings:
     FreeprobValueError
         Any invalid value; the message says what is allowed.  A list (``configs``,
         ``n``, ``beta``, ``schemes``, ``objects``) that names one value twice (``"mqa"`` and
-        ``"gqa:1"`` are one scheme, ``0.5`` and ``1/2`` one β) is refused with the message
-        of the command line's list flags (:func:`freeprob._params.check_unique`).
+        ``"gqa:1"`` are one scheme, ``0.5`` and ``1/2`` one β, ``"GPT2-small"`` is
+        ``"gpt2-small"``, two custom configurations with one name are one configuration,
+        and ``"independent"`` and ``"gqa:2"`` are one sharing for a configuration with 2
+        heads) is refused with the message of the command line's list flags
+        (:func:`freeprob._params.check_unique`), before anything is created.
     """
 
     configs: tuple = DEFAULT_CONFIGS
@@ -161,7 +170,8 @@ class VerifySettings:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen)
         if isinstance(self.configs, str):
             set_("configs", (self.configs,))
-        set_("configs", check_unique(self.configs, "configs", key=lambda c: str(c).strip()))
+        set_("configs", check_unique(self.configs, "configs", key=config_identity,
+                                     same="the same configuration name (compared ignoring case)"))
         if not self.configs:
             raise FreeprobValueError("configs: give at least one configuration")
         for key, minimum in (("max_n", 2), ("seeds", 1), ("points", 50)):
@@ -202,6 +212,14 @@ class VerifySettings:
         if self.schemes is not None:
             sch = (self.schemes,) if isinstance(self.schemes, str) else tuple(self.schemes)
             set_("schemes", check_unique(sch, "schemes", key=parse_scheme))
+            for name in self.configs:           # schemes drawing one layer of a configuration twice
+                try:
+                    cfg = model_config(name)
+                except FreeprobValueError:      # plan_cells names the bad configuration
+                    continue
+                check_unique(sch, "schemes", key=lambda s_: cfg.sharing(*parse_scheme(s_)),
+                             same=f"the same sharing for the configuration {cfg.name!r} ({cfg.heads} "
+                                  f"head{'s' if cfg.heads != 1 else ''})")
         raw = self.beta.split(",") if isinstance(self.beta, str) else self.beta
         raw = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
         if not raw:
@@ -255,31 +273,12 @@ def plan_cells(settings: VerifySettings) -> list[Cell]:
 
 # ---------------------------------------------------------------------- storage
 
-def _check_writable(directory: Path, figures=True):
-    check_creatable(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        if figures:                      # no empty figures/ for a run without figures
-            (directory / "figures").mkdir(exist_ok=True)
-        probe = directory / ".freeprob-write-test"
-        probe.write_text("ok")
-        probe.unlink()
-    except OSError as exc:
-        raise FreeprobValueError(
-            f"cannot write to the output directory {str(directory)!r} ({exc.strerror or exc}); "
-            "choose another with --out") from None
-
-
 def _atomic_write(path: Path, text: str):
     if path.is_dir():
         raise FreeprobValueError(f"cannot write {str(path)!r}: a directory of that name is in the way "
                                  "(remove or rename it); finished cells are kept and a rerun resumes")
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    from ._cliutil import write_output      # the one file policy: UTF-8, links followed, devices as they are
+    write_output(path, lambda fh: fh.write(text))
 
 
 def _dims_dict(dims):
@@ -487,7 +486,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     scheduler : str, optional
         Address of an existing Dask scheduler; the same sweep runs there unchanged.
     force : bool
-        Run sizes above the cost limits of :mod:`freeprob.cost` (``--force``).
+        Run sizes above the cost limits of :mod:`freeprob.cost`, and overwrite report files
+        in :attr:`VerifySettings.report_dir` that freeprob did not write (``--force``).
 
     Returns
     -------
@@ -502,7 +502,10 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         Bad settings (see :class:`VerifySettings`, :func:`plan_cells`), outputs that
         cannot be written, or, without ``force``, a run above the cost limits (one cell too
         slow or too large for the memory, too many density points or cells:
-        :func:`check_cost`); raised before any sampling.
+        :func:`check_cost`); raised before any sampling.  Also before anything is created:
+        report files that exist in the report directory but were not written by freeprob
+        (not in its manifest, :mod:`freeprob._reports`; unless ``force``), and a report
+        directory that holds the reports or the store of another result store.
     freeprob.store.StoreError
         The store at ``out`` is not a freeprob store or was written in another store
         format (never mixed), a report path that is the store, or a store that cannot be
@@ -514,7 +517,11 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     Notes
     -----
     Everything that can be checked is checked before anything is created (no empty store
-    or directory is left by a refused run).  Cells are keyed by the code identity
+    or directory is left by a refused run).  When the run starts computing, the reports of
+    the previous run in the report directory are removed (only those its manifest lists):
+    every report file present describes the latest run that finished, and an interrupted
+    run leaves none (the store keeps its finished cells; a rerun reuses them and writes the
+    reports).  Cells are keyed by the code identity
     (:func:`freeprob.store.code_version`): after the code changed, a rerun computes
     everything afresh as a new sweep in the same store; the cells of the old code stay
     there under their own sweep and are never mixed in (a note on stderr says so).
@@ -534,43 +541,48 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     check_creatable(settings.store_path.parent)
     refuse_store_targets([("report", report / f) for f in (*_REPORT_FILES, *FIGURE_FILES)],
                          settings.store_path, who="verify")
+    # report files freeprob did not write, or the reports of another store: refused now
+    reports = ReportDir(report, settings.store_path, who="verify", force=force)
+    reports.check(_REPORT_FILES + (FIGURE_FILES if settings.figures else ()))
     idle = False
     if settings.store_path.is_file():
         with ResultStore(settings.store_path, readonly=True) as existing:
             # nothing to compute (a finished run, re-summarised): no workers to start
             idle = not pending_cells(sweep, existing)
-    with Executor(workers=1 if idle else workers, scheduler=None if idle else scheduler) as ex, \
-            ResultStore(settings.store_path) as store:
-        _check_writable(report, figures=settings.figures)
-        store.begin_sweep(name, "verify", sweep_settings)
-        if not idle:
-            _note_other_code(store, name, sweep_settings)
-        executor = ex.description
-        stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
-        ex.close()                  # the summary needs no workers
-        theory = {}
-        for c in sweep:
-            if c.kind == "object":
-                data = store.get_object(c.key)
-                theory[c.key] = data if data is not None else {"error": stats.failed.get(c.key, "not computed")}
-        rows, per_seed = summarize(cells, settings, theory, store, name)
-        failed = {k: v for k, v in stats.failed.items() if not k.startswith("theory-")}
-        result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
-                      definitions=DEFINITIONS, computed=stats.by_kind["cell"][0],
-                      resumed=stats.by_kind["cell"][1], laws_computed=stats.by_kind["object"][0],
-                      failed=failed, elapsed=round(time.perf_counter() - t0, 1), figures=[],
-                      store=str(settings.store_path), report=str(report), sweep=name, executor=executor)
-        if settings.figures:
-            from .figures import verify_figures
-            result["figures"] = verify_figures(cells, settings, theory, store, report)
-        from .figures import remove_stale_figures
-        remove_stale_figures(report, result["figures"])    # none of an earlier run beside this table
-        text = format_table(result)
-        if stream is not None:     # printed first: a failure to write the files below loses nothing
-            print(text, file=sys.stdout if stream == "stdout" else stream)
-        store.set_report(name, text)
-    _write_outputs(report, result, per_seed)
-    _atomic_write(report / "table.txt", text + "\n")
+    with reports:               # on every exit path: no empty figures/ or report folder left
+        with Executor(workers=1 if idle else workers, scheduler=None if idle else scheduler) as ex, \
+                ResultStore(settings.store_path) as store:
+            reports.open()
+            store.begin_sweep(name, "verify", sweep_settings)
+            if not idle:
+                _note_other_code(store, name, sweep_settings)
+            # the previous run's reports go now: every report present describes the latest finished run
+            reports.begin(_REPORT_FILES + FIGURE_FILES)
+            executor = ex.description
+            stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
+            ex.close()                  # the summary needs no workers
+            theory = {}
+            for c in sweep:
+                if c.kind == "object":
+                    data = store.get_object(c.key)
+                    theory[c.key] = (data if data is not None
+                                     else {"error": stats.failed.get(c.key, "not computed")})
+            rows, per_seed = summarize(cells, settings, theory, store, name)
+            failed = {k: v for k, v in stats.failed.items() if not k.startswith("theory-")}
+            result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
+                          definitions=DEFINITIONS, computed=stats.by_kind["cell"][0],
+                          resumed=stats.by_kind["cell"][1], laws_computed=stats.by_kind["object"][0],
+                          failed=failed, elapsed=round(time.perf_counter() - t0, 1), figures=[],
+                          store=str(settings.store_path), report=str(report), sweep=name, executor=executor)
+            if settings.figures:
+                from .figures import verify_figures
+                result["figures"] = verify_figures(cells, settings, theory, store, reports)
+            text = format_table(result)
+            if stream is not None:     # printed first: a failure to write the files below loses nothing
+                print(text, file=sys.stdout if stream == "stdout" else stream)
+            store.set_report(name, text)
+        _write_outputs(reports, result, per_seed)
+        _atomic_write(reports.target("table.txt"), text + "\n")
     return result
 
 
@@ -695,8 +707,10 @@ def summarize(cells, settings, theory, store, sweep):
     return rows, per_seed
 
 
-def _write_outputs(out, result, per_seed):
-    _atomic_write(out / "summary.json", json.dumps(result, indent=1, default=str))
+def _write_outputs(reports, result, per_seed):
+    """Write ``summary.json``, ``summary.csv`` and ``per_seed.csv`` through ``reports``
+    (a :class:`freeprob._reports.ReportDir`)."""
+    _atomic_write(reports.target("summary.json"), json.dumps(result, indent=1, default=str))
     names = sorted({k for row in result["rows"] for k in row["metrics"]})
     lines = []
     import io
@@ -710,13 +724,13 @@ def _write_outputs(out, result, per_seed):
             m = row["metrics"].get(k)
             vals += ["" if m is None or m[s] is None else f"{m[s]:.6g}" for s in ("mean", "lo", "hi")]
         w.writerow([row["config"], row["object"], row["scheme"], row["dims"], row["seeds"]] + vals)
-    _atomic_write(out / "summary.csv", buf.getvalue())
+    _atomic_write(reports.target("summary.csv"), buf.getvalue())
     buf = io.StringIO()
     keys = sorted({k for r in per_seed for k in r})
     w = csv.DictWriter(buf, fieldnames=keys)
     w.writeheader()
     w.writerows(per_seed)
-    _atomic_write(out / "per_seed.csv", buf.getvalue())
+    _atomic_write(reports.target("per_seed.csv"), buf.getvalue())
     del lines
 
 

@@ -256,3 +256,189 @@ def test_pyproject_floors_are_the_pinned_ci_floors():
     assert pins["python-flint"] == "0.7.0" and pins["sympy"] == "1.13.0"   # 0.6 and 1.12 fail the tests
     run = (ROOT / ".ci" / "run").read_text()
     assert run.index('bash -c "$cmd"') < run.index("-c .ci/floors.txt") and "set -euo pipefail" in run
+
+
+# -- 5. newcomer review: files written by request, grid bounds, CLI wording, duplicates, pipes -----
+SEMI_CSV = ["x,density", "0,0.318309886183791", "0.5,0.30820222203075", "1,0.275664447710896"]
+
+
+def _density_to(capsys, path, *extra):
+    return _run(capsys, "density", "Semicircle(0, 1)", "--grid", "0:1:3", "--csv", str(path), *extra)
+
+
+def test_a_fifo_is_written_through_not_replaced(capsys, tmp_path):
+    import os
+    import stat
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    status, _, err = _density_to(capsys, fifo)               # no reader: refused at once, no wait
+    assert status == 2 and "no process is reading the FIFO" in err and str(fifo) in err
+    for extra in ((), ("--force",)):                          # nothing is replaced: --force changes nothing
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)   # a reader holds the FIFO open
+        try:
+            status, out, err = _density_to(capsys, fifo, *extra)
+            data = os.read(reader, 1 << 16).decode()
+        finally:
+            os.close(reader)
+        assert status == 0 and f"wrote {fifo}" in out and err == ""
+        assert data.splitlines() == SEMI_CSV
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)           # still the FIFO, not a plain file
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe.csv"]       # no temporary file left
+
+
+def test_a_symbolic_link_is_followed(capsys, tmp_path):
+    target, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    target.write_text("keep me", encoding="utf-8")
+    target.chmod(0o640)
+    link.symlink_to(target.name)
+    status, _, err = _density_to(capsys, link)
+    assert status == 2 and "(a symbolic link to" in err and "exists; --force overwrites it" in err
+    status, _, _ = _density_to(capsys, link, "--force")
+    assert status == 0 and link.is_symlink() and link.readlink() == Path("real.csv")
+    assert target.read_text(encoding="utf-8").splitlines() == SEMI_CSV          # the file it points to
+    assert target.stat().st_mode & 0o777 == 0o640                                # keeps its permissions
+    dangling = tmp_path / "new-link.csv"
+    dangling.symlink_to("created.csv")                        # nothing to overwrite: no --force needed
+    assert _density_to(capsys, dangling)[0] == 0 and dangling.is_symlink()
+    assert (tmp_path / "created.csv").read_text(encoding="utf-8").splitlines() == SEMI_CSV
+    loop = tmp_path / "loop.csv"
+    loop.symlink_to("loop.csv")
+    status, _, err = _run(capsys, "sweep", "export", str(tmp_path), "--csv", str(loop), "--force")
+    assert status == 2 and "is a loop of symbolic links" in err and "Traceback" not in err
+    status, _, err = _run(capsys, "density", "Semicircle(0, 1)", "--grid", "0:1:3", "--csv", str(target),
+                          "--plot", str(link), "--force")
+    assert status == 2 and "--csv and --plot name the same file" in err
+
+
+def test_a_failed_rename_names_the_users_path_and_leaves_no_temporary_file(capsys, tmp_path, monkeypatch):
+    import errno
+    import freeprob._cliutil as cliutil
+
+    def refuse(src, dst):
+        raise OSError(errno.EROFS, "Read-only file system", str(src))
+
+    monkeypatch.setattr(cliutil.os, "replace", refuse)
+    status, _, err = _density_to(capsys, tmp_path / "d.csv")
+    assert status == 2 and err == f"freeprob: error: cannot write {tmp_path / 'd.csv'}: Read-only file system\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not (Path("/dev/full").is_char_device() and __import__("os").access("/dev/full", 2)),
+                    reason="needs a writable /dev/full")
+def test_a_device_is_written_through_and_its_error_names_the_path(capsys):
+    status, out, err = _density_to(capsys, "/dev/full")      # a device: no --force needed, nothing replaced
+    assert status == 2 and out == ""
+    assert err == "freeprob: error: cannot write /dev/full: No space left on device\n"
+    assert Path("/dev/full").is_char_device()
+
+
+def test_dev_stdout_is_standard_output(tmp_path):
+    import subprocess
+    with open(tmp_path / "out.csv", "w") as fh:               # a file behind /dev/stdout is not "existing"
+        proc = subprocess.run([sys.executable, "-m", "freeprob.cli", "density", "Semicircle(0, 1)", "--grid",
+                               "0:1:3", "--csv", "/dev/stdout"], stdout=fh, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    assert proc.returncode == 0 and "wrote /dev/stdout" in proc.stderr
+    assert (tmp_path / "out.csv").read_text().splitlines() == SEMI_CSV
+
+
+@pytest.mark.parametrize("grid, message", [
+    ("1e308:1e309:3", "b = 10000000000000000000...000000000000 (310 characters) is beyond the "
+                      "double-precision range ±1.798e+308"),
+    ("nan:2:4", "'nan' is not a number: values must be finite real numbers"),
+    ("-inf:2:4", "'inf' is not a finite number"),
+    ("1:1.0000000000000000001:3", "is below the resolution of double-precision numbers at 1"),
+    ("t:2:3", "a = t contains the symbol t; the ends must be numbers"),
+])
+def test_grid_bounds_are_validated_up_front(capsys, grid, message):
+    status, out, err = _run(capsys, "density", "free_mul(FreePoisson(1/2), FreePoisson(1/3))",
+                            f"--grid={grid}")
+    assert status == 2 and out == "" and message in err and "Traceback" not in err
+    assert "choose another symbol name" not in err
+
+
+def test_huge_grids_print_in_scientific_notation_and_plot_limit(capsys, tmp_path):
+    status, out, _ = _run(capsys, "density", "free_mul(FreePoisson(1/2), FreePoisson(1/3))",
+                          "--grid=1e300:1e301:3")
+    assert status == 0 and out.splitlines()[1:] == ["       x  density", "1.0e+300  0.0", "5.5e+300  0.0",
+                                                    "1.0e+301  0.0"]
+    status, out, _ = _run(capsys, "density", "Semicircle(0, 1)", "--grid=0.5:0.500001:3", "--dps", "3")
+    assert status == 0 and [r.split()[0] for r in out.splitlines()[2:]] == ["0.5", "0.5000005", "0.500001"]
+    status, _, err = _run(capsys, "density", "Semicircle(0, 1)", "--grid=1e307:1.7e308:3", "--plot",
+                          str(tmp_path / "x.png"))
+    assert status == 2 and "--plot draws x up to ±1e+306 (freeprob.cli_laws.MAX_PLOT_X" in err
+    assert "use --csv" in err and not (tmp_path / "x.png").exists()
+
+
+def test_points_beyond_doubles_and_huge_beta_exponents_are_refused():
+    import sympy as sp
+    from freeprob import Semicircle
+    from freeprob.verify import VerifySettings
+    beyond = r"`xs` must lie within the double-precision range ±1.798e\+308"
+    with pytest.raises(FreeprobValueError, match=beyond):
+        Semicircle(0, 1).density([sp.Integer(10) ** 400])
+    t = time.monotonic()
+    with pytest.raises(FreeprobValueError, match="decimal exponent of more than 4 digits"):
+        VerifySettings(beta="1e999999999")
+    assert time.monotonic() - t < 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["density", "FreePoisson(t)", "--grid", "0:1:3"],
+    ["support", "free_add(Semicircle(s, t), Semicircle(0, 1))"],
+    ["moments", "FreePoisson(t)", "--dps", "10"],
+])
+def test_symbol_messages_speak_the_command_line(capsys, argv):
+    status, _, err = _run(capsys, *argv)
+    assert status == 2 and "law.subs" not in err and "in place of" in err and "in the expression" in err
+    wanted = "write numbers in place of s, t" if argv[0] == "support" else "write a number in place of t"
+    assert wanted in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--configs", "gpt2-small,GPT2-small"],
+     "argument --configs: lists 'gpt2-small' and 'GPT2-small', the same configuration name (compared "
+     "ignoring case); give each value once"),
+    (["--configs", "a:d=64,heads=2,d_head=16,a:d=128,heads=2,d_head=32"],
+     "lists 'a:d=64,heads=2,d_head=16' and 'a:d=128,heads=2,d_head=32', the same configuration name"),
+    (["--configs", "a:d=64,d=128,heads=2,d_head=16"],
+     "d is given twice (d=64 and d=128); give each key once"),
+    (["--configs", "a:d=64,heads=4,d_head=16,scheme=gqa:2,kv_groups=4"], "kv_groups is given twice"),
+    (["--configs", "a:d=64,heads=2,d_head=16", "--schemes", "independent,gqa:2"],
+     "schemes lists 'independent' and 'gqa:2', the same sharing for the configuration 'a' (2 heads); "
+     "give each value once"),
+    (["--configs", "a:d=64,heads=1,d_head=16", "--schemes", "mqa,shared_keys"], "the same sharing"),
+])
+def test_duplicate_configurations_and_schemes_by_identity(capsys, tmp_path, argv, message):
+    status, out, err = _run(capsys, "verify", *argv, "--seeds", "1", "--no-progress",
+                            "--out", str(tmp_path / "v"))
+    assert status == 2 and message in err and "cell keys" not in err
+    assert not (tmp_path / "v").exists()                                     # refused before anything
+
+
+def test_duplicates_in_verify_settings():
+    from freeprob.verify import VerifySettings
+    with pytest.raises(FreeprobValueError,
+                       match="lists 'gpt2-small' and 'GPT2-small', the same configuration name"):
+        VerifySettings(configs=("gpt2-small", "GPT2-small"))
+    with pytest.raises(FreeprobValueError, match="the same sharing for the configuration 'gpt2-small'"):
+        VerifySettings(configs=("gpt2-small",), schemes=("independent", "gqa:12"))
+    assert VerifySettings(configs=("gpt2-small",), schemes=("independent", "gqa:6")).schemes == (
+        "independent", "gqa:6")
+
+
+def test_a_reader_that_goes_away_ends_every_command_quietly(tmp_path):
+    import subprocess
+    assert _tiny_verify(tmp_path / "v", "--no-figures") == 0
+    db = str(tmp_path / "v")
+    commands = [["sweep", "show", db], ["sweep", "export", db, "--csv", "-"],
+                ["moments", "Semicircle(0, 1)", "--order", "3"], ["table", "--order", "3"],
+                ["density", "Semicircle(0, 1)", "--grid", "0:1:3", "--csv", "-"]]
+    procs = [subprocess.Popen([sys.executable, "-m", "freeprob.cli", *c], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for c in commands]
+    for p in procs:
+        p.stdout.close()                               # the reader is gone before anything is printed
+    for c, p in zip(commands, procs):
+        assert p.wait(timeout=120) == 0, c
+        assert p.stderr.read() == b"", c
+        p.stderr.close()

@@ -179,13 +179,13 @@ def test_a_bit_flip_inside_a_valid_store_is_reported_not_read(tmp_path):
 
 
 def test_stores_of_the_format_without_checksums_are_refused(tmp_path):
-    assert STORE_FORMAT == 2
+    assert STORE_FORMAT == 3
     db = _store(tmp_path / "r.sqlite")
     con = sqlite3.connect(db)
     con.execute("UPDATE meta SET value = '1' WHERE key = 'store_format'")
     con.commit()
     con.close()
-    with pytest.raises(StoreError, match="store format 1.*format 2 only"):
+    with pytest.raises(StoreError, match="store format 1.*format 3 only"):
         ResultStore(db, readonly=True)
 
 

@@ -314,14 +314,25 @@ def test_unwritable_output_directory(tmp_path):
     assert blocker.read_text() == "keep me"
 
 
-def test_write_failure_mid_run_is_reported_and_cells_are_kept(tmp_path, capsys):
-    (tmp_path / "table.txt").mkdir()           # the final table cannot be written
+def test_write_failure_mid_run_is_reported_and_cells_are_kept(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from freeprob import verify as verify_mod
+    (tmp_path / "table.txt").mkdir()           # the final table cannot be written: refused before computing
     args = ["verify", "--configs", TINY[0], "--seeds", "1", "--points", "200", "--no-progress", "--no-figures",
             "--out", str(tmp_path)]
     assert main(args) == 2
+    assert "cannot write" in capsys.readouterr().err and not (tmp_path / "results.sqlite").exists()
+    (tmp_path / "table.txt").rmdir()
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(verify_mod, "_atomic_write", full)      # a disk that fills up at the end
+    assert main(args) == 2
     assert "cannot write" in capsys.readouterr().err
     assert len(_done_cells(tmp_path)) == 1
-    (tmp_path / "table.txt").rmdir()
+    monkeypatch.undo()
     assert main(args) == 0
     assert "0 cells computed, 1 reused" in capsys.readouterr().out
 

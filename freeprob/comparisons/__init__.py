@@ -13,7 +13,10 @@ key                       comparison                                          mo
 
 Each module has ``run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison``
 (:class:`freeprob.comparisons._common.Comparison`: ``.table()``, ``.to_dict()``,
-``.save_figure(path)``, ``.write(dir)``); ``freeprob readout KEY`` runs it from the shell.
+``.save_figure(path)``, ``.write(dir)``) and ``plan(*, quick, n, seeds)``, its validated
+settings and measured cells (:class:`freeprob.comparisons._common.Plan`), which
+:func:`check_comparison` checks against the cost limits before a run creates anything;
+``freeprob readout KEY`` runs it from the shell.
 :func:`run_comparison` with a ``store`` runs the measured initialisations as sweep cells
 (in this process, on a Dask ``LocalCluster`` or an existing cluster), each stored as it
 finishes, so an interrupted comparison resumes.
@@ -24,11 +27,13 @@ import contextlib
 import hashlib
 import importlib
 import json
+from types import SimpleNamespace as Namespace
 
 from ..errors import FreeprobValueError
-from ._common import Comparison, sweep_session
+from ._common import Comparison, Plan, check_measurements, sweep_session
 
-__all__ = ["COMPARISONS", "run_comparison", "sweep_name", "Comparison", "SETTINGS"]
+__all__ = ["COMPARISONS", "run_comparison", "check_comparison", "sweep_name", "Comparison", "Plan",
+           "SETTINGS"]
 
 #: the settings that name a comparison's sweep (:func:`sweep_name`)
 SETTINGS = ("quick", "n", "seeds")
@@ -54,6 +59,52 @@ def sweep_name(key, settings) -> str:
     plain["quick"] = bool(plain["quick"])
     text = json.dumps(plain, sort_keys=True) + code_version()
     return f"readout-{key}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def _module(key):
+    if key not in COMPARISONS:
+        raise FreeprobValueError(f"unknown comparison {key!r}; known: {', '.join(COMPARISONS)}")
+    return importlib.import_module(f".{COMPARISONS[key][0]}", __name__)
+
+
+def check_comparison(key, *, quick=False, n=None, seeds=None, workers=1, scheduler=None, force=False) -> Plan:
+    r"""Validate a comparison's settings and refuse sizes above the cost limits, computing
+    and creating nothing (what ``freeprob readout`` does before it opens a store).
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`COMPARISONS`.
+    quick, n, seeds
+        The settings of the module's ``run``.
+    workers : int
+        Local processes running cells at once (memory check).
+    scheduler : str, optional
+        A remote cluster: no memory check.
+    force : bool
+        Lift the cost limits (``--force``; also inside :func:`freeprob.cost.allow_large`).
+
+    Returns
+    -------
+    Plan
+        The module's ``plan``: ``n``, ``seeds`` and the measured cells.
+
+    Raises
+    ------
+    FreeprobValueError
+        Unknown key; ``n`` or ``seeds`` the comparison does not allow (the message says
+        what it allows); more than :data:`freeprob.cost.MAX_CELLS` measured cells, or one
+        cell estimated above :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory (the
+        message says what to lower and that ``--force`` runs it anyway).
+
+    Source: this project's design (a refused run creates nothing; README, "Sweeps");
+    :mod:`freeprob.cost`.
+    """
+    from ..cost import allow_large
+    plan = _module(key).plan(quick=quick, n=n, seeds=seeds)
+    with allow_large() if force else contextlib.nullcontext():
+        check_measurements(plan.groups, workers=workers, scheduler=scheduler)
+    return plan
 
 
 def run_comparison(key, *, workers=None, scheduler=None, store=None, executor=None, **kwargs) -> Comparison:
@@ -97,16 +148,18 @@ def run_comparison(key, *, workers=None, scheduler=None, store=None, executor=No
 
     Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
     """
-    if key not in COMPARISONS:
-        raise FreeprobValueError(f"unknown comparison {key!r}; known: {', '.join(COMPARISONS)}")
+    mod = _module(key)
     if workers is not None and scheduler is not None:
         raise FreeprobValueError("give workers (local processes) or scheduler (an existing cluster), "
                                  "not both")
     if executor is not None and (workers is not None or scheduler is not None):
         raise FreeprobValueError("give executor, or workers/scheduler, not both")
-    mod = importlib.import_module(f".{COMPARISONS[key][0]}", __name__)
     if store is None and executor is None and workers is None and scheduler is None:
         return mod.run(**kwargs)
+    # refused settings and sizes create nothing (no store, no workers)
+    on = executor if executor is not None else Namespace(workers=workers or 1, scheduler=scheduler)
+    check_comparison(key, quick=kwargs.get("quick", False), n=kwargs.get("n"), seeds=kwargs.get("seeds"),
+                     workers=on.workers, scheduler=on.scheduler)
     if store is None:
         import tempfile
         with tempfile.TemporaryDirectory(prefix="freeprob-readout-") as tmp:

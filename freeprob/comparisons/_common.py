@@ -44,7 +44,8 @@ from ..sampler import Dimensions, sample_objects
 
 __all__ = ["Comparison", "feature_law", "sampled_features", "predicted_ridge_error",
            "measured_ridge_errors", "projection_parameters", "check_size", "RIDGE_PENALTY",
-           "RIDGE_NOISE", "DPS", "measure", "sweep_session", "SweepSession", "dims_label"]
+           "RIDGE_NOISE", "DPS", "measure", "sweep_session", "SweepSession", "dims_label", "Plan",
+           "check_measurements"]
 
 #: default ridge penalty λ and label-noise standard deviation σ (docs/theory.md §8 item 4:
 #: the paper does not give them; every comparison states the values it uses)
@@ -339,22 +340,80 @@ def _read_cell(store, key):
 PROGRESS_AFTER = 60
 
 
-def _check_cost(label, calls, session):
-    """Refuse measurements above the limits of :mod:`freeprob.cost` (``--force`` lifts
-    them: :func:`freeprob.cost.allow_large`); returns the largest estimated cell time (s)."""
+def check_measurements(groups, *, workers=1, scheduler=None):
+    r"""Refuse measurements above the limits of :mod:`freeprob.cost` before anything runs:
+    more than :data:`freeprob.cost.MAX_CELLS` cells, or one cell estimated above
+    :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory (``--force`` lifts the limits:
+    :func:`freeprob.cost.allow_large`).
+
+    Parameters
+    ----------
+    groups : iterable of (str, freeprob.sampler.Dimensions, int)
+        A label, the sizes and the number of cells (initialisations) of each batch of
+        measurements.
+    workers : int
+        Local processes running cells at once (memory check).
+    scheduler : str, optional
+        A remote cluster: no memory check (its machines are not this one).
+
+    Returns
+    -------
+    float
+        The largest estimated cell time (s).
+
+    Raises
+    ------
+    FreeprobValueError
+        Too many cells (the message gives the count), or a cell too slow or too large for
+        the memory (the estimate); each says what to lower and that ``--force`` runs it.
+
+    Source: :mod:`freeprob.cost` (measured costs; the limits of ``freeprob verify``).
+    """
     from .. import cost
 
-    cost.check_cell_count(len(calls), hint="lower --seeds")
-    dims = list(dict.fromkeys(kw["dims"] for kw in calls if isinstance(kw.get("dims"), Dimensions)))
+    groups = list(groups)
+    count = sum(int(c) for _, _, c in groups)
+    cost.check_cell_count(count, hint="lower --seeds", product="configurations × models × initialisations")
+    concurrent = None if scheduler is not None else min(int(workers or 1), max(1, count))
+    distinct = {}
+    for label, d, _ in groups:
+        if isinstance(d, Dimensions):
+            distinct.setdefault(d, label)
+    return cost.check_cells([(f"{label} (n={d.n})", d) for d, label in distinct.items()],
+                            concurrent=concurrent, models=1, hint="lower --n")
+
+
+def _check_cost(label, calls, session):
+    """:func:`check_measurements` of one :func:`measure` call (on the session's executor)."""
     executor = getattr(session, "executor", None)
-    if executor is None:
-        concurrent = 1
-    elif getattr(executor, "scheduler", None) is not None:
-        concurrent = None
-    else:
-        concurrent = min(getattr(executor, "workers", 1), max(1, len(calls)))
-    return cost.check_cells([(f"{label} (n={d.n})", d) for d in dims], concurrent=concurrent, models=1,
-                            hint="lower --n")
+    dims = [kw.get("dims") for kw in calls]
+    groups = [(label, d, dims.count(d)) for d in dict.fromkeys(dims)]
+    return check_measurements(groups, workers=getattr(executor, "workers", 1) if executor is not None else 1,
+                              scheduler=getattr(executor, "scheduler", None))
+
+
+@dataclass(frozen=True)
+class Plan:
+    r"""What a comparison will measure, from its validated settings (each module's
+    ``plan``): checked before a run creates anything (:func:`freeprob.comparisons.
+    check_comparison`).
+
+    Attributes
+    ----------
+    n, seeds : int
+        Tokens and initialisations (defaults filled in).
+    groups : tuple of (str, freeprob.sampler.Dimensions, int)
+        A label, the sizes and the number of measured cells of each configuration.
+    """
+
+    n: int
+    seeds: int
+    groups: tuple
+
+    @property
+    def cells(self) -> int:
+        """Measured cells in all (initialisations × models × configurations)."""
+        return sum(c for _, _, c in self.groups)
 
 
 def measure(fn, calls, *, label, progress=None):
@@ -526,16 +585,36 @@ class Comparison:
         fig.savefig(path, dpi=130)
         return Path(path)
 
-    def write(self, directory):
-        """Write ``KEY.txt``, ``KEY.json`` and (with a plot) ``KEY.png`` into
-        ``directory`` (created); returns the paths written."""
+    def write(self, directory, *, reports=None):
+        r"""Write ``KEY.txt``, ``KEY.json`` and (with a plot) ``KEY.png`` into ``directory``
+        (created).
+
+        Parameters
+        ----------
+        directory : path
+        reports : freeprob._reports.ReportDir, optional
+            The report directory of ``freeprob readout`` (for ``directory``): each file is
+            recorded in its manifest before it is written.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The paths written.
+
+        Raises
+        ------
+        OSError
+            A file cannot be written.
+        """
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        paths = [d / f"{self.key}.txt", d / f"{self.key}.json"]
+        if reports is None:
+            d.mkdir(parents=True, exist_ok=True)
+        place = reports.target if reports is not None else (lambda rel: d / rel)
+        paths = [place(f"{self.key}.txt"), place(f"{self.key}.json")]
         paths[0].write_text(self.table(), encoding="utf-8")
         paths[1].write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
         if self.plot is not None:
-            paths.append(self.save_figure(d / f"{self.key}.png"))
+            paths.append(self.save_figure(place(f"{self.key}.png")))
         return paths
 
 

@@ -51,10 +51,10 @@ import numpy as np
 from ..errors import FreeprobValueError
 from ..readout_sampled import mean_interval
 from ..sampler import Dimensions
-from ._common import (RIDGE_NOISE, RIDGE_PENALTY, Comparison, check_size, measured_ridge_errors,
-                      predicted_ridge_error, projection_parameters)
+from ._common import (RIDGE_NOISE, RIDGE_PENALTY, Comparison, Plan, check_size, dims_label,
+                      measured_ridge_errors, predicted_ridge_error, projection_parameters)
 
-__all__ = ["run", "dimensions", "HEADS", "PAPER_H4_DIFFERENCE"]
+__all__ = ["run", "plan", "dimensions", "HEADS", "PAPER_H4_DIFFERENCE"]
 
 KEY = "gqa-vs-tying"
 BETA = 1
@@ -84,6 +84,43 @@ def dimensions(n, h):
 
 def _sign(x):
     return "+" if x > 0 else "−" if x < 0 else "0"
+
+
+def plan(*, quick=False, n=None, seeds=None) -> Plan:
+    r"""The validated settings of :func:`run` and what it measures, computing nothing.
+
+    Parameters
+    ----------
+    quick, n, seeds
+        As :func:`run`.
+
+    Returns
+    -------
+    freeprob.comparisons._common.Plan
+        ``n``, ``seeds`` and per head count and scheme (GQA, tied) a group of
+        ``2 × seeds`` cells (softmax and GE-sampled features).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``n`` or ``seeds`` not an integer, too small, or ``n`` not divisible by the
+        largest head count.
+
+    Source: paper §5.3 and appendix D.6 (this module's setup).
+    """
+    heads = QUICK_HEADS if quick else HEADS
+    hmax = max(heads)
+    if n is None:
+        n = QUICK_N if quick else DEFAULT_N
+    n = check_size("n", n, minimum=MIN_HEAD_WIDTH * hmax)
+    if n % hmax:
+        raise FreeprobValueError(f"`n` must be a multiple of {hmax} (total width n split into "
+                                 f"h ≤ {hmax} heads); got {n}")
+    if seeds is None:
+        seeds = QUICK_SEEDS if quick else DEFAULT_SEEDS
+    seeds = check_size("seeds", seeds, minimum=2)
+    return Plan(n=n, seeds=seeds, groups=tuple((f"gqa-vs-tying {dims_label(d)}", d, 2 * seeds)
+                                               for h in heads for d in dimensions(n, h)))
 
 
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
@@ -120,16 +157,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     §4 (ridge readout), §6 (tied vs untied spread, c*).
     """
     heads = QUICK_HEADS if quick else HEADS
-    hmax = max(heads)
-    if n is None:
-        n = QUICK_N if quick else DEFAULT_N
-    n = check_size("n", n, minimum=MIN_HEAD_WIDTH * hmax)
-    if n % hmax:
-        raise FreeprobValueError(f"`n` must be a multiple of {hmax} (total width n split into "
-                                 f"h ≤ {hmax} heads); got {n}")
-    if seeds is None:
-        seeds = QUICK_SEEDS if quick else DEFAULT_SEEDS
-    seeds = check_size("seeds", seeds, minimum=2)
+    settings = plan(quick=quick, n=n, seeds=seeds)
+    n, seeds = settings.n, settings.seeds
     if progress is not None and not callable(progress):
         raise FreeprobValueError(f"`progress` must be callable or None; got {progress!r}")
     say = progress or (lambda s: None)

@@ -24,9 +24,9 @@ import sympy as sp
 from ..readout import gradient_flow_loss
 from ..readout_sampled import mean_interval, measured_loss_curve
 from ..sampler import Dimensions
-from ._common import Comparison, check_size, dims_label, feature_law, measure, sampled_features
+from ._common import Comparison, Plan, check_size, dims_label, feature_law, measure, sampled_features
 
-__all__ = ["run", "TIMES", "HEADS"]
+__all__ = ["run", "plan", "TIMES", "HEADS"]
 
 TIMES = (0.3, 1.0, 3.0, 10.0, 30.0)
 HEADS = (32, 64, 128)
@@ -51,6 +51,42 @@ def _one_initialisation(dims, beta, seed, m1):
     lam = np.clip(np.linalg.eigvalsh(f @ f.T), 0, None)
     return dict(fixed=np.mean(curves, axis=0),
                 spectral=np.array([float(np.mean(np.exp(-2 * t * lam))) for t in TIMES]))
+
+
+def _dims(n, h):
+    return Dimensions(n=n, heads=h, d_k=n // 64, d_v=n // 64, d_o=2 * n)
+
+
+def _label(dims):
+    return f"head-count {dims_label(dims)}"
+
+
+def plan(*, quick=False, n=None, seeds=None) -> Plan:
+    r"""The validated settings of :func:`run` and what it measures, computing nothing.
+
+    Parameters
+    ----------
+    quick, n, seeds
+        As :func:`run`.
+
+    Returns
+    -------
+    freeprob.comparisons._common.Plan
+        ``n``, ``seeds`` and one group of ``seeds`` cells per head count.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``n`` not a multiple of 64 or below 128, ``seeds`` not an integer ≥ 2.
+
+    Source: paper §5.1 and appendix D.2 (this module's setup).
+    """
+    from ..errors import FreeprobValueError
+    n = check_size("n", n if n is not None else (256 if quick else 512), minimum=128)
+    if n % 64:
+        raise FreeprobValueError(f"`n` must be a multiple of 64 (d_K = d_V = n/64); got {n}")
+    seeds = check_size("seeds", seeds if seeds is not None else (2 if quick else 4), minimum=2)
+    return Plan(n=n, seeds=seeds, groups=tuple((_label(_dims(n, h)), _dims(n, h), seeds) for h in HEADS))
 
 
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
@@ -81,16 +117,13 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
 
     Source: paper §5.1 and appendix D.2; docs/theory.md §4, §5.5.
     """
-    from ..errors import FreeprobValueError
-    n = check_size("n", n if n is not None else (256 if quick else 512), minimum=128)
-    if n % 64:
-        raise FreeprobValueError(f"`n` must be a multiple of 64 (d_K = d_V = n/64); got {n}")
-    seeds = check_size("seeds", seeds if seeds is not None else (2 if quick else 4), minimum=2)
+    settings = plan(quick=quick, n=n, seeds=seeds)
+    n, seeds = settings.n, settings.seeds
     rows, data = [], dict(times=list(TIMES), curve_times=_CURVE.tolist(), heads={})
     for h in HEADS:
         if progress:
             progress(f"head-count: h = {h} (n = {n}, {seeds} initialisations)")
-        dims = Dimensions(n=n, heads=h, d_k=n // 64, d_v=n // 64, d_o=2 * n)
+        dims = _dims(n, h)
         law, _ = feature_law(dims, 1)
         zero = sum((m for x, m in law.atoms(dps=15) if x == 0), sp.Integer(0))
         allt = list(TIMES) + [float(v) for v in _CURVE]     # one contour rule for all times
@@ -98,7 +131,7 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         pred, curve = vals[:len(TIMES)], vals[len(TIMES):]
         m1 = feature_law(dims, 1)[1]
         calls = [dict(dims=dims, beta=1, seed=s, m1=m1) for s in range(seeds)]
-        per_seed = measure(_one_initialisation, calls, label=f"head-count {dims_label(dims)}")
+        per_seed = measure(_one_initialisation, calls, label=_label(dims))
         fixed = np.array([r["fixed"] for r in per_seed])
         spectral = np.array([r["spectral"] for r in per_seed])
         meas = [mean_interval(fixed[:, k]) for k in range(len(TIMES))]

@@ -50,10 +50,10 @@ from ..errors import FreeprobValueError
 from ..readout import time_to_loss
 from ..readout_sampled import mean_interval
 from ..sampler import Dimensions
-from ._common import (Comparison, check_size, dims_label, feature_law, measure, projection_parameters,
-                      sampled_features)
+from ._common import (Comparison, Plan, check_size, dims_label, feature_law, measure,
+                      projection_parameters, sampled_features)
 
-__all__ = ["run", "fixed_dimensions", "reinvested_width", "reinvested_architecture", "predicted_time",
+__all__ = ["run", "plan", "fixed_dimensions", "reinvested_width", "reinvested_architecture", "predicted_time",
            "measured_times", "HEADS", "BETA", "LOSS_LEVEL"]
 
 KEY = "sharing"
@@ -202,6 +202,40 @@ def _label(g):
     return "independent" if g == HEADS else ("MQA" if g == 1 else f"GQA h_KV={g}")
 
 
+def _measured_width(n):
+    """The integer per-head width of the measured fixed-budget MQA configuration."""
+    return max(1, round(reinvested_width(n)))
+
+
+def plan(*, quick=False, n=None, seeds=None) -> Plan:
+    r"""The validated settings of :func:`run` and what it measures, computing nothing.
+
+    Parameters
+    ----------
+    quick, n, seeds
+        As :func:`run`.
+
+    Returns
+    -------
+    freeprob.comparisons._common.Plan
+        ``n``, ``seeds`` and a group of ``seeds`` cells per fixed-width scheme and one for
+        MQA at the rounded reinvested width.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``n`` not an integer multiple of 64 (``≥ 64``), ``seeds`` not an integer ``≥ 2``.
+
+    Source: paper §5.3 and appendix D.5 (this module's setup).
+    """
+    n = _check_n(QUICK_N if quick and n is None else (DEFAULT_N if n is None else n))
+    seeds = check_size("seeds", QUICK_SEEDS if quick and seeds is None else
+                       (DEFAULT_SEEDS if seeds is None else seeds), minimum=2)
+    dims = [fixed_dimensions(n, g) for g in (QUICK_GROUPS if quick else DEFAULT_GROUPS)]
+    dims.append(fixed_dimensions(n, 1, width=_measured_width(n)))
+    return Plan(n=n, seeds=seeds, groups=tuple((f"sharing {dims_label(d)}", d, seeds) for d in dims))
+
+
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     r"""Across-head K/V sharing: equal predictions at fixed widths, and a shorter time to
     relative loss 0.1 after reinvesting the saved weights in wider MQA heads.
@@ -239,9 +273,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     if progress is not None and not callable(progress):
         raise FreeprobValueError(f"`progress` must be callable or None; got {progress!r}")
     say = progress or (lambda _msg: None)
-    n = _check_n(QUICK_N if quick and n is None else (DEFAULT_N if n is None else n))
-    seeds = check_size("seeds", QUICK_SEEDS if quick and seeds is None else
-                       (DEFAULT_SEEDS if seeds is None else seeds), minimum=2)
+    settings = plan(quick=quick, n=n, seeds=seeds)
+    n, seeds = settings.n, settings.seeds
     groups = QUICK_GROUPS if quick else DEFAULT_GROUPS
     d_h = n // HEAD_DIVISOR
 
@@ -259,7 +292,7 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
 
     # ---- fixed parameter count: MQA with wider heads
     w_exact = reinvested_width(n)
-    w_round = max(1, round(w_exact))
+    w_round = _measured_width(n)
     w_paper = round(reinvested_width(PAPER_N))
     say(f"exact time after reinvesting (w* = {float(w_exact):.3f}·, rounded {w_round})")
     t_exact = predicted_time(reinvested_architecture(w_exact / n))

@@ -58,10 +58,10 @@ from ..errors import FreeprobValueError, PrecisionError
 from ..readout import ridge_error
 from ..readout_sampled import mean_interval
 from ..sampler import Dimensions
-from ._common import (DPS, RIDGE_NOISE, RIDGE_PENALTY, Comparison, check_size,
+from ._common import (DPS, RIDGE_NOISE, RIDGE_PENALTY, Comparison, Plan, check_size, dims_label,
                       measured_ridge_errors, predicted_ridge_error, projection_parameters)
 
-__all__ = ["run", "ratio", "crossovers", "error_kappa_route", "error_s_transform", "kappa",
+__all__ = ["run", "plan", "ratio", "crossovers", "error_kappa_route", "error_s_transform", "kappa",
            "ALLOCATIONS", "BETAS", "PAPER_BETA_C", "PAPER_MAX_RATIO_ERROR"]
 
 #: (d_QK, d_V) total widths; the first is the "wide V" allocation (numerator of the ratio)
@@ -271,6 +271,39 @@ def crossovers(*, n=N_DEFAULT, heads=HEADS, penalty=RIDGE_PENALTY, noise=RIDGE_N
 
 # ---------------------------------------------------------------------------- run
 
+def _dims(n):
+    return [Dimensions(n, HEADS, dqk // HEADS, dv // HEADS, n) for dqk, dv in ALLOCATIONS]
+
+
+def plan(*, quick=False, n=None, seeds=None) -> Plan:
+    r"""The validated settings of :func:`run` and what it measures, computing nothing.
+
+    Parameters
+    ----------
+    quick, n, seeds
+        As :func:`run`.
+
+    Returns
+    -------
+    freeprob.comparisons._common.Plan
+        ``n``, ``seeds`` and per allocation a group of ``temperatures × 2 × seeds`` cells
+        (softmax and GE-sampled features).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``n`` not an integer ≥ 193, ``seeds`` not an integer ≥ 2.
+
+    Source: paper §5.2 and appendix D.4 (this module's setup).
+    """
+    n = check_size("n", N_DEFAULT if n is None else n, minimum=193)
+    seeds = check_size("seeds", (QUICK_SEEDS if quick else SEEDS) if seeds is None else seeds,
+                       minimum=2)
+    betas = QUICK_BETAS if quick else BETAS
+    return Plan(n=n, seeds=seeds, groups=tuple((f"temperature {dims_label(d)}", d, len(betas) * 2 * seeds)
+                                               for d in _dims(n)))
+
+
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     r"""The (64, 192) vs (128, 128) coefficient-error ratio across ``β`` and its crossover.
 
@@ -305,15 +338,14 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
 
     Source: paper §5.2, §6.1 and appendix D.4; docs/theory.md §1 (κ), §3.2, §4, §7.
     """
-    n = check_size("n", N_DEFAULT if n is None else n, minimum=193)
-    seeds = check_size("seeds", (QUICK_SEEDS if quick else SEEDS) if seeds is None else seeds,
-                       minimum=2)
+    settings = plan(quick=quick, n=n, seeds=seeds)
+    n, seeds = settings.n, settings.seeds
     if progress is not None and not callable(progress):
         raise FreeprobValueError(f"`progress` must be callable or None; got {progress!r}")
     say = progress or (lambda s: None)
     lam, sig = RIDGE_PENALTY, RIDGE_NOISE
     betas = QUICK_BETAS if quick else BETAS
-    dims = [Dimensions(n, HEADS, dqk // HEADS, dv // HEADS, n) for dqk, dv in ALLOCATIONS]
+    dims = _dims(n)
     budgets = [projection_parameters(d) for d in dims]
 
     # predicted curve (exact engine; the closed-form route in the quick run) and the

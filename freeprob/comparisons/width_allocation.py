@@ -52,10 +52,11 @@ import numpy as np
 from ..errors import FreeprobValueError
 from ..readout_sampled import mean_interval
 from ..sampler import Dimensions
-from ._common import (Comparison, check_size, measured_ridge_errors, predicted_ridge_error,
-                      projection_parameters)
+from ._common import (Comparison, Plan, check_size, dims_label, measured_ridge_errors,
+                      predicted_ridge_error, projection_parameters)
 
-__all__ = ["run", "configurations", "BUDGET_HEADS", "FIXED_HEADS", "HEAD_FRACTION", "PENALTY", "NOISE",
+__all__ = ["run", "plan", "configurations",
+           "BUDGET_HEADS", "FIXED_HEADS", "HEAD_FRACTION", "PENALTY", "NOISE",
            "BETA"]
 
 #: per-head width d_K = d_V = n / HEAD_FRACTION
@@ -111,6 +112,34 @@ def _local_maxima(xs, ys):
     return [float(x[i]) for i in range(1, len(x) - 1) if y[i] > y[i - 1] and y[i] > y[i + 1]]
 
 
+def plan(*, quick=False, n=None, seeds=None) -> Plan:
+    r"""The validated settings of :func:`run` and what it measures, computing nothing.
+
+    Parameters
+    ----------
+    quick, n, seeds
+        As :func:`run`.
+
+    Returns
+    -------
+    freeprob.comparisons._common.Plan
+        ``n``, ``seeds`` and per configuration a group of ``2 × seeds`` cells (softmax and
+        GE-sampled features).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``n`` not an integer multiple of 16 that is ≥ 64, ``seeds`` not an integer ≥ 2.
+
+    Source: paper §5.2 and appendix D.3 (this module's setup).
+    """
+    base = _QUICK if quick else _DEFAULTS
+    n = _check_n(base["n"] if n is None else n)
+    seeds = check_size("seeds", base["seeds"] if seeds is None else seeds, minimum=2)
+    return Plan(n=n, seeds=seeds, groups=tuple((f"width-allocation {path} {dims_label(d)}", d, 2 * seeds)
+                                               for path, d in configurations(n, quick=quick)))
+
+
 def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     r"""Coefficient error along a fixed 6n² projection budget and at fixed ``d_O = n/2``.
 
@@ -144,9 +173,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     Source: paper §5.2 and appendix D.3 (Hayase & Karakida 2026); docs/theory.md §4
     (ridge readout, feature normalisation), §3.2 (atoms and hard edges of the ``out`` law).
     """
-    base = _QUICK if quick else _DEFAULTS
-    n = _check_n(base["n"] if n is None else n)
-    seeds = check_size("seeds", base["seeds"] if seeds is None else seeds, minimum=2)
+    settings = plan(quick=quick, n=n, seeds=seeds)
+    n, seeds = settings.n, settings.seeds
     if progress is not None and not callable(progress):
         raise FreeprobValueError(f"width-allocation: `progress` must be callable; got {progress!r}")
     say = progress or (lambda s: None)
