@@ -133,7 +133,7 @@ class _BoundaryValues:
     def _int_rows(self):
         """Rows as ``(D, [[(j, n_kj)]])`` with ``c_kj = n_kj / D`` (rational mode)."""
         def fn():
-            D = sp.ilcm(*[sp.Rational(c).q for r in self._rows for c in r]) if self._rational else None
+            D = sp.ilcm(1, *[sp.Rational(c).q for r in self._rows for c in r]) if self._rational else None
             if D is None:
                 return None
             return int(D), [[(j, int(c * D)) for j, c in enumerate(r) if c != 0] for r in self._rows]

@@ -205,7 +205,7 @@ def flint_context(exprs, gens):
 
     def to_flint(poly):
         terms = poly.terms()
-        den = sp.ilcm(*[c.q for _, c in terms])
+        den = sp.ilcm(1, *[c.q for _, c in terms])     # 1: a single term is allowed
         return ctx.from_dict({m: int(c * den) for m, c in terms})
 
     rel = []

@@ -239,7 +239,11 @@ def _irreducible_by_norm(g, relations):
     if not any(g.degrees()[names.index(n)] > 0 for n, _ in relations):
         return False
     N = norm(g, relations)
-    parts = [(f, e) for f, e in N.factor()[1] if f.degrees()[0] > 0 or f.degrees()[1] > 0]
+    try:
+        factors = N.factor()[1]
+    except OverflowError:        # FLINT's mpoly factoriser: exponents/degrees beyond a machine word
+        return False             # unknown: the caller factors over the extension in sympy
+    parts = [(f, e) for f, e in factors if f.degrees()[0] > 0 or f.degrees()[1] > 0]
     return len(parts) == 1 and parts[0][1] == 1
 
 

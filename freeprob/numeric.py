@@ -837,13 +837,24 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         lo_inf = -sp.oo if self._rational else -mpmath.inf
         hi_inf = sp.oo if self._rational else mpmath.inf
 
+        fine = num
+        if not self._rational and _bits(dps + 10) > 200:
+            # the special points are isolated at 200 bits (~60 digits): an edge asked for at
+            # more digits is the same root isolated again at the requested precision (it was
+            # the 200-bit value re-rounded, right to ~67 digits whatever dps said)
+            fine = self._memo(("points", dps), lambda: _num_real_roots(
+                self._special_poly(), _bits(dps + 10), squarefree=True))
+            if len(fine) != len(num):
+                raise PrecisionError(f"support: the {len(num)} special points at 200 bits and the "
+                                     f"{len(fine)} at {dps} digits differ; try another dps")
+
         def edge(i, default):
             if i is None:
                 return default
             if self._rational:
                 return pts[i]
             with mpmath.workdps(dps):
-                return +num[i]
+                return +fine[i]
         out = []
         for i, j, xm in tests:
             if self._density_exact_point(_real_point(xm, "support"), 15) > 0:

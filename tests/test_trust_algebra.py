@@ -174,3 +174,46 @@ def test_cost_guard_applies_to_symbolic_and_transcendental_coefficients_only(cap
     from freeprob.cli import main
     assert main(["cumulants", "free_mul(FreePoisson(t1), FreePoisson(t2))", "--order", "120"]) == 2
     assert "would take about" in capsys.readouterr().err
+
+
+# -- found by the second review: an algebraic parameter next to e (one-term polynomials) -----
+@pytest.mark.parametrize("second, atom", [(fp.FreePoisson(sp.E - 1), None),
+                                          (fp.FreePoisson(sp.E), 1 - s2 / 6)])
+def test_algebraic_parameter_next_to_e_has_support_and_atoms(second, atom):
+    # sp.ilcm(*[one denominator]) raised a raw TypeError in the FLINT conversion; the atom at
+    # 0 of FreePoisson(λ) ⊠ FreePoisson(μ) has mass max(1 − λ, 1 − μ, 0) (Nica & Speicher)
+    first = fp.FreePoisson(s2 / 6 if atom is not None else s2)
+    law = fp.free_mul(first, second)
+    (a, b), = law.support()
+    assert 0 < a < b
+    atoms = law.atoms()
+    if atom is None:
+        assert atoms == ()
+    else:
+        (loc, mass), = atoms
+        assert loc == 0 and sp.simplify(mass - atom) == 0
+    # the mean m1 = λμ: the density and atoms integrate to the exact first moments
+    quad = law._evaluator("x").moments(1, dps=15)
+    assert abs(quad[1] - mpmath.mpf(sp.N(law.moments(1)[1], 30))) < 1e-10
+
+
+def test_norm_too_large_for_flint_falls_back_to_the_extension():
+    # FLINT's mpoly factoriser raised a raw OverflowError on the norm over ℚ(√2, √3)
+    law = fp.free_add(fp.free_mul(fp.FreePoisson(s2), fp.FreePoisson(sp.Rational(1, 2))),
+                      fp.free_mul(fp.FreePoisson(sp.sqrt(3)), fp.FreePoisson(sp.Rational(1, 3))))
+    P = law.cauchy_equation()
+    assert all(c == 0 for c in _series_residual(P, law, 6))
+
+
+def test_edges_with_irrational_coefficients_have_every_digit_asked_for():
+    # the edges were the 200-bit roots re-rounded: right to ~67 digits whatever dps said.
+    # Oracle: the edges of FreePoisson(√2) ⊠ FreePoisson(1/2) are roots of
+    # 64z³ − (240√2 + 28)z² + (268 − 180√2)z + 43 − 30√2, solved by mpmath at 150 digits
+    law = fp.free_mul(fp.FreePoisson(s2), fp.FreePoisson(sp.Rational(1, 2)))
+    (a, b), = law.support(dps=100)
+    with mpmath.workdps(150):
+        r = mpmath.sqrt(2)
+        roots = mpmath.polyroots([64, -(240 * r + 28), 268 - 180 * r, 43 - 30 * r], maxsteps=200, extraprec=500)
+        real = [x.real for x in roots if abs(x.imag) < mpmath.mpf(10) ** -120]
+        for e in (a, b):
+            assert min(abs(mpmath.mpf(e) - x) for x in real) < mpmath.mpf(10) ** -99 * abs(e)
