@@ -19,7 +19,7 @@ law                                                    30      40      50      8
 
 (``FreePoisson(t)`` at order 120: 64 s; at 200, about ten minutes.)  A fixed order limit
 per number of symbols would be wrong by a factor 100 either way, so :func:`guard_exact_cost`
-measures: it computes the requested sequences at order 24, then 48, …, while each step
+measures: it computes the requested sequences at order 8, then 16, …, while each step
 is cheap, extrapolates the measured growth to the requested order and refuses up front
 when that exceeds :data:`SYMBOLIC_BUDGET_SECONDS` (naming the estimate, the measurements
 and the options that force it); otherwise, or when the user forced it, it announces an
@@ -42,8 +42,11 @@ __all__ = ["SYMBOLIC_BUDGET_SECONDS", "symbolic_coefficients", "guard_exact_cost
 
 #: exact symbolic sequences projected to take longer than this (seconds) need --force
 SYMBOLIC_BUDGET_SECONDS = 60.0
-#: the first order measured (orders up to it are never guarded: seconds at most)
-PROBE_ORDER = 24
+#: the first order measured (orders up to it are never guarded); low, since a law with
+#: several symbols can take minutes at order 24 (a four-parameter output law: order 12 in
+#: 4 s, order 18 in 41 s), and the measured orders are cached on the law, so probing costs
+#: little
+PROBE_ORDER = 8
 #: estimates above this (seconds) are announced on stderr
 _ANNOUNCE_SECONDS = 5.0
 
@@ -91,7 +94,7 @@ def guard_exact_cost(law, methods, order, *, who, forced=False, stream=None,
     ------
     FreeprobValueError
         If the coefficients are symbolic and the cost extrapolated from measurements at
-        orders 24, 48, … exceeds ``budget``; the message gives the estimate, the
+        orders 8, 16, 32, … exceeds ``budget``; the message gives the estimate, the
         measurements and the options (``--force``, ``--max-order``, a lower ``--order``,
         ``--dps`` with numeric parameters).
 

@@ -217,3 +217,15 @@ def test_edges_with_irrational_coefficients_have_every_digit_asked_for():
         real = [x.real for x in roots if abs(x.imag) < mpmath.mpf(10) ** -120]
         for e in (a, b):
             assert min(abs(mpmath.mpf(e) - x) for x in real) < mpmath.mpf(10) ** -99 * abs(e)
+
+
+def test_guard_probes_low_orders_first(capsys):
+    # the first measurement was at order 24, itself minutes for a law with six generators
+    # (order 12 in 4 s, 18 in 41 s): now orders 8, 16, … are measured and order 24 refused
+    from freeprob.cli import main
+    t0 = time.perf_counter()
+    status = main(["moments", "output_law(heads=h, gamma_k=a, gamma_v=b, gamma_o=c)", "--order", "24"])
+    elapsed = time.perf_counter() - t0
+    err = capsys.readouterr().err
+    assert status == 2 and "measured: order 8 in" in err and "--force" in err
+    assert elapsed < 30, elapsed       # about 1 s; it ran for minutes before
