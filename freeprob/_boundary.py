@@ -20,7 +20,7 @@ from mpmath import libmp
 from ._rootkernel import (
     _FLOAT_EPS, _MAX_STEPS, GUARD_DPS, MAX_GUARD_DPS, _agree, _bits, _Fail, _fixed_float,
     _fixed_mpc, _Kernel, _mp_close, _num_real_roots, _polish, _root_error, _scaled_pair,
-    _separation, _separation_pair, _taylor, _to_mpf,
+    _separation, _separation_pair, _taylor, _to_mpf, polyroots,
 )
 from .errors import NotAvailable, PrecisionError
 from .symbols import G as _G
@@ -61,8 +61,7 @@ class _BoundaryValues:
                 roots = None
                 for steps in (400, 4000):
                     try:
-                        roots = [mpmath.mpc(r) for r in mpmath.polyroots(
-                            cs, maxsteps=steps, extraprec=2 * prec + 60)]
+                        roots = polyroots(cs, prec, steps)
                         break
                     except mpmath.libmp.NoConvergence:
                         continue
@@ -520,8 +519,7 @@ class _BoundaryValues:
         if dfin >= 1:
             sq = px.sqf_part()
             cs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec)) for c in sq.all_coeffs()]
-            finite = [mpmath.mpc(r) for r in
-                      mpmath.polyroots(cs, maxsteps=400, extraprec=2 * prec + 60)]
+            finite = polyroots(cs, prec)
         mult = {}
         for r in finite:
             mult[id(r)] = sum(1 for s in px.sqf_list()[1] for _ in range(s[1])
@@ -541,9 +539,9 @@ class _BoundaryValues:
             zf = (lambda t: x + K.I * mpmath.exp(t))
             z, g, rho = self._track(K, zf, mpmath.log(eta), mpmath.log(eta_new), g, rho, h0=-1)
             eta = eta_new
-            allr = [mpmath.mpc(r) for r in mpmath.polyroots(
+            allr = polyroots(
                 [c for c in K.values(z)][::-1] if K.values(z)[-1] else K.values(z)[-2::-1],
-                maxsteps=400, extraprec=2 * prec + 60)] if self._d > 1 else [g]
+                prec) if self._d > 1 else [g]
             big = sorted(allr, key=abs)[dfin:]
             small = sorted(allr, key=abs)[:dfin]
             if big and min(abs(b) for b in big) > 4 * (scale + max([abs(s) for s in small] + [0])) \

@@ -48,18 +48,93 @@ _ERRORS = (sp.polys.polyerrors.PolynomialError, sp.polys.polyerrors.CoercionFail
 
 
 def is_algebraic_atom(a) -> bool:
-    """True for an irrational radical ``b^{p/q}`` of a rational ``b`` (``sqrt(2)``,
-    ``2**(1/3)``) and an algebraic named constant (``GoldenRatio``)."""
+    """True for an irrational radical ``b^{p/q}`` of an algebraic number ``b`` (``sqrt(2)``,
+    ``2**(1/3)``, ``sqrt(1 + sqrt(2))``) and an algebraic named constant (``GoldenRatio``)."""
     if isinstance(a, sp.NumberSymbol):
         return a.is_algebraic is True
-    return (isinstance(a, sp.Pow) and a.base.is_Rational and a.exp.is_Rational
-            and not a.exp.is_Integer)
+    return (isinstance(a, sp.Pow) and a.exp.is_Rational and not a.exp.is_Integer
+            and (a.base.is_Rational or (a.base.is_number and a.base.is_algebraic is True)))
+
+
+def _is_algebraic_number(x) -> bool:
+    """True for an irrational algebraic number (an atom or a combination of atoms)."""
+    return is_algebraic_atom(x) or (isinstance(x, sp.Expr) and x.is_number and not x.is_Rational
+                                    and x.is_algebraic is True)
 
 
 def algebraic_relations(forward):
     """``[(symbol, minimal polynomial of the atom in symbol)]`` for the algebraic atoms of a
     replacement ``{atom: symbol}``."""
     return [(s, sp.minimal_polynomial(a, s)) for a, s in forward.items() if is_algebraic_atom(a)]
+
+
+def _factor_rational(b):
+    """``{prime: exponent}`` of a positive rational (negative exponents for the
+    denominator)."""
+    out = dict(sp.factorint(b.p))
+    for q, e in sp.factorint(b.q).items():
+        out[q] = out.get(q, 0) - e
+    return out
+
+
+def _freeze_algebraic(algs):
+    r"""Variables for the algebraic atoms ``algs``, with the relations they satisfy.
+
+    Independent variables for dependent numbers lose relations (``2^{1/3}`` and
+    ``4^{1/3} = (2^{1/3})²`` as two variables: the norm then runs over a degree-9 product
+    instead of the degree-3 field, factors spuriously, and factoring over the extension
+    in sympy took minutes).  So:
+
+    * radicals of positive rationals only: one variable ``a_p = p^{1/L_p}`` per prime
+      ``p``, ``L_p`` the least common denominator of the exponents of ``p`` over all atoms,
+      relation ``a_p^{L_p} = p``; each atom ``∏ p^{E_p}`` is a rational times a monomial in
+      the ``a_p``.  These relations are independent: for real radicals of positive
+      rationals, ``[ℚ(p_1^{1/L_1}, …) : ℚ] = ∏ L_i`` (Besicovitch 1940; Mordell 1953);
+    * otherwise (nested radicals such as ``sqrt(1 + sqrt(2))``, ``GoldenRatio``, negative
+      radicands): one primitive element ``θ`` of the field they generate (sympy's
+      :func:`~sympy.polys.numberfields.subfield.primitive_element`, an atom itself when
+      one generates the others), each atom a polynomial in ``θ``, relation the minimal
+      polynomial of ``θ``.
+
+    Returns ``(forward, back, relations)``: ``{atom: expression in the variables}``,
+    ``{variable: number}`` and ``[(variable, relation polynomial)]``.
+    """
+    algs = sorted(algs, key=sp.default_sort_key)
+    if all(isinstance(a, sp.Pow) and a.base.is_Rational and a.base > 0 for a in algs):
+        expo = {}
+        facts = {}
+        for a in algs:
+            facts[a] = {p: e * a.exp for p, e in _factor_rational(a.base).items()}
+            for p, E in facts[a].items():
+                expo.setdefault(p, []).append(E)
+        L = {p: sp.ilcm(1, *[E.q for E in Es]) for p, Es in expo.items()}
+        gens = {p: sp.Dummy(f"a{p}") for p in sorted(L) if L[p] > 1}
+        forward = {}
+        for a in algs:
+            coef, mono = sp.Integer(1), sp.Integer(1)
+            for p, E in facts[a].items():
+                k = int(E * L[p])
+                f, m = divmod(k, L[p])
+                coef *= sp.Integer(p) ** f
+                if m:
+                    mono *= gens[p] ** m
+            forward[a] = coef * mono
+        back = {g: sp.Integer(p) ** sp.Rational(1, L[p]) for p, g in gens.items()}
+        relations = [(g, g ** L[p] - p) for p, g in gens.items()]
+        return forward, back, relations
+    theta = sp.Dummy("theta")
+    if len(algs) == 1:
+        return {algs[0]: theta}, {theta: algs[0]}, [(theta, sp.minimal_polynomial(algs[0], theta))]
+    mp, cs = sp.primitive_element(algs, theta)
+    value = sp.Add(*[c * a for c, a in zip(cs, algs)])
+    th = sp.AlgebraicNumber(value)
+    forward = {}
+    for a in algs:
+        rep = sp.to_number_field(a, th).rep
+        coeffs = rep.to_list() if hasattr(rep, "to_list") else list(rep)
+        forward[a] = sp.Add(*[sp.Rational(c) * theta ** i for i, c in
+                              enumerate(reversed(coeffs))])
+    return forward, {theta: value}, [(theta, mp.as_expr())]
 
 
 def _plain(e):
@@ -76,9 +151,9 @@ def freeze_constants(exprs):
     :class:`~freeprob.symbols.ExpConstant`) become powers of one variable ``T``
     standing for ``exp(g)``, ``g`` the greatest common divisor of the exponents (``49/100``
     for ``exp(49/100)`` alone, ``1/4`` for ``e`` and ``exp(1/4)``): ``exp(g)`` is
-    transcendental (Lindemann), so ``ℚ(T) ≅ ℚ(exp(g))`` and nothing is lost.  Each
-    algebraic atom ``a`` (:func:`is_algebraic_atom`) becomes a variable with its minimal
-    polynomial as a relation; other named constants (``pi``) become free variables, as
+    transcendental (Lindemann), so ``ℚ(T) ≅ ℚ(exp(g))`` and nothing is lost.  The
+    algebraic atoms (:func:`is_algebraic_atom`) become polynomials in variables that carry
+    their relations (:func:`_freeze_algebraic`: dependent radicals share one); other named constants (``pi``) become free variables, as
     sympy's domains ``ℤ[pi]`` treat them.
 
     Returns
@@ -87,7 +162,7 @@ def freeze_constants(exprs):
         The new expressions, the back substitution ``{variable: constant}`` (``None`` if
         nothing was replaced) and ``[(variable, minimal polynomial)]``.
     """
-    exps, algs = set(), set()
+    exps, algs, others = set(), set(), set()
     for e in exprs:
         if isinstance(e, sp.Poly) and _plain(e):
             continue
@@ -96,8 +171,9 @@ def freeze_constants(exprs):
             exps.add(sp.Integer(1))
         exps.update(a.args[0] for a in e.atoms(sp.exp, ExpConstant) if a.args[0].is_Rational)
         algs.update(a for a in e.atoms(sp.Pow) if is_algebraic_atom(a))
-        algs.update(a for a in e.atoms(sp.NumberSymbol) if a is not sp.E)
-    if not exps and not algs:
+        algs.update(a for a in e.atoms(sp.NumberSymbol) if is_algebraic_atom(a))
+        others.update(a for a in e.atoms(sp.NumberSymbol) if a is not sp.E and not is_algebraic_atom(a))
+    if not exps and not algs and not others:
         return exprs, None, []
     forward, back = {}, {}
     if exps:
@@ -108,13 +184,17 @@ def freeze_constants(exprs):
             forward[sp.E] = _EXP_GEN ** (1 / g)
         # one generator back (ExpConstant: sympy would fold exp(1/4)**2 into exp(1/2))
         back[_EXP_GEN] = ExpConstant(g)
-    alg_forward = {a: sp.Dummy(f"a{i}") for i, a in
-                   enumerate(sorted(algs, key=sp.default_sort_key))}
-    forward.update(alg_forward)
-    back.update({s: a for a, s in alg_forward.items()})
+    named = {a: sp.Dummy(f"c{i}") for i, a in enumerate(sorted(others, key=sp.default_sort_key))}
+    forward.update(named)
+    back.update({s: a for a, s in named.items()})
+    relations = []
+    if algs:
+        alg_forward, alg_back, relations = _freeze_algebraic(algs)
+        forward.update(alg_forward)
+        back.update(alg_back)
     out = [e if isinstance(e, sp.Poly) and _plain(e) else
            (e.as_expr() if isinstance(e, sp.Poly) else e).xreplace(forward) for e in exprs]
-    return out, back, algebraic_relations(alg_forward)
+    return out, back, relations
 
 
 def _poly_to_rational(poly, variables):
@@ -239,7 +319,7 @@ def from_flint(f, variables, gens, back=None):
         poly = sp.Poly.from_dict({k: ring.from_dict(v) for k, v in grouped.items()},
                                  *gens, domain=domain)
     poly = poly.primitive()[1]
-    if back and used and all(variables[i] in back and not is_algebraic_atom(back[variables[i]])
+    if back and used and all(variables[i] in back and not _is_algebraic_number(back[variables[i]])
                              for i in used):
         # only transcendental constants left: the same Poly over ℤ[constants], built
         # directly (the expression route costs a second per large polynomial)

@@ -221,18 +221,29 @@ class _Edge:
         # points, never exactly special, yet the density has its edge singularity there
         self.special = owner._is_special(pt) or owner._numeric_special(base)
         self.mass = 0
+        atom_pt = pt
+        numeric_base = not isinstance(base, sp.Basic | _Pt)
         if self.special:
             for loc, m in owner._atoms_at_least(20):
-                if abs(float(sp.N(loc, 20) if isinstance(loc, sp.Basic) else loc) - self.bf) <= \
-                        1e-12 * (1 + abs(self.bf)) and (not isinstance(loc, sp.Basic)
-                                                         or sp.simplify(loc - pt.expr) == 0):
+                if abs(float(sp.N(loc, 20) if isinstance(loc, sp.Basic) else loc) - self.bf) > \
+                        1e-12 * (1 + abs(self.bf)):
+                    continue
+                if not isinstance(loc, sp.Basic) or sp.simplify(loc - pt.expr) == 0:
                     self.mass = m
+                elif numeric_base:
+                    # an exact atom (√2) at an mpf edge or cut (its approximation, for
+                    # irrational coefficients): deflate at the exact atom.  Subtracting
+                    # m/(z − a) at an atom a is exact wherever the edge is; missed, the
+                    # pole was left in the tail bound, which then never fell below the
+                    # tolerance (cdf ran for minutes)
+                    self.mass = m
+                    atom_pt = _real_point(loc, "cdf")
         self.nodes = {False: ([], []), True: ([], [])}    # is_mp -> (sorted log s, sels)
         self.values = {}
         self.inner = None
         if self.mass and isinstance(self.mass, sp.Basic) and self.mass != 1:
             # an atom at the edge: work with the continuous part (G − m/(z − a))/(1 − m)
-            self.inner = owner._deflated(pt, self.mass)._edge(base, sign)
+            self.inner = owner._deflated(atom_pt, self.mass)._edge(base, sign)
             self.scale = 1 - self.mass
         elif not self.special and (near := owner._near_atom(self.bf)) is not None:
             # an ordinary end next to an atom: the same (see AlgebraicCauchy._near_atom)

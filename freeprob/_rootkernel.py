@@ -544,7 +544,7 @@ def _num_real_roots(poly, prec, squarefree=False):
             coeffs.pop(0)
         if len(coeffs) < 2:
             return []
-        roots = mpmath.polyroots(coeffs, maxsteps=400, extraprec=2 * prec + 60)
+        roots = polyroots(coeffs, prec)
         out = []
         for r in roots:
             others = [abs(r - s) for s in roots if s is not r]
@@ -555,6 +555,20 @@ def _num_real_roots(poly, prec, squarefree=False):
         return sorted(out)
 
 
+def polyroots(cs, prec, maxsteps=400):
+    """All complex roots of a numeric polynomial (descending mpf/mpc coefficients, leading
+    one non-zero) to about ``prec`` bits: the one root finder of the numeric layer
+    (mpmath's Durand–Kerner, :func:`mpmath.polyroots`, ``maxsteps`` steps).
+
+    Raises
+    ------
+    mpmath.libmp.NoConvergence
+        when the roots are not isolated in ``maxsteps`` steps (badly scaled coefficients).
+    """
+    return [mpmath.mpc(r) for r in mpmath.polyroots(cs, maxsteps=maxsteps,
+                                                   extraprec=2 * prec + 60)]
+
+
 def _num_real_polyroots(cs, prec, clusters=False):
     """Real roots of a numeric polynomial (descending coefficients), by separation.
 
@@ -563,10 +577,16 @@ def _num_real_polyroots(cs, prec, clusters=False):
     exact polynomial that rounding of the coefficients split (each cluster counted once)."""
     while cs and not cs[0]:
         cs = cs[1:]
-    if len(cs) < 2:
-        return []
-    roots = [mpmath.mpc(r) for r in mpmath.polyroots(cs, maxsteps=400, extraprec=2 * prec + 60)]
+    # an exact root at 0 (trailing zero coefficients, e.g. H⁴·q(H)) is returned once and
+    # divided out: left in, rounding splits it into a cluster of tiny nonzero "roots"
+    # around 0 that look like candidates 10⁻³⁰ apart
     out = []
+    while len(cs) > 1 and not cs[-1]:
+        cs = cs[:-1]
+        out = [mpmath.mpf(0)]
+    if len(cs) < 2:
+        return out
+    roots = polyroots(cs, prec)
     tol = mpmath.mpf(2) ** (-prec // 3)
     for r in roots:
         others = [abs(r - s) for s in roots if s is not r]

@@ -287,7 +287,8 @@ def add_law_commands(sub) -> None:
                 ["freeprob support 'free_add(Bernoulli(), Bernoulli())' --format json"])
     p.add_argument("law", metavar="LAW", help=_LAW_HELP)
     p.add_argument("--dps", type=DPS_ARG, default=15,
-                   help="digits of the decimal approximations (default 15)")
+                   help="correct significant digits of every edge, location and mass that is not "
+                        "printed exactly (default 15); exact ones (1/2, 3 - 2*sqrt(2)) print as such")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
 
 

@@ -122,10 +122,15 @@ def _no_raw_convergence_errors(method):
         try:
             return method(self, *args, **kwargs)
         except mpmath.libmp.libhyper.NoConvergence as exc:
+            # mean_normalized gives a Dilate: advising it again would send the user round
+            hint = ("" if type(self).__name__ == "Dilate" else
+                    "; the law rescaled to mean 1 (freeprob.attention.mean_normalized) often "
+                    "evaluates where this one does not")
             raise PrecisionError(
-                f"{type(self).__name__}.{method.__name__}: the roots of the Cauchy equation could "
-                f"not be isolated ({exc}); its coefficients may be too badly scaled (e.g. a huge "
-                "mean): evaluate a dilated law (freeprob.attention.mean_normalized) instead"
+                f"{method.__name__}: the roots of this law's Cauchy equation could not be "
+                f"isolated ({exc}): its coefficients span too many orders of magnitude (e.g. "
+                f"θ1 = e^(β²) − 1 at large β){hint}. Moments, cumulants and transforms are "
+                "exact and still available"
             ) from exc
     return wrapper
 

@@ -382,8 +382,18 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
         key = ("deflated", xe)
         if key not in self._cache:
             expr = self._P.as_expr().subs(_G, (1 - mass) * _G + mass / (_z - xe))
-            num = sp.numer(sp.together(expr))
-            self._cache[key] = AlgebraicCauchy(sp.Poly(sp.expand(num), _G, _z))
+            num = sp.Poly(sp.expand(sp.numer(sp.together(expr))), _G, _z)
+            # the numerator can keep factors (z − a) common to every coefficient in G
+            # (sympy's EX domain does not cancel them: with √2 in the coefficients
+            # P(G, a) then vanished identically at the atom); divide them out
+            lin = sp.Poly(_z - xe, _G, _z)
+            for _ in range(num.degree(_z)):
+                at = [sp.expand(num.as_expr().coeff(_G, k).subs(_z, xe))
+                      for k in range(num.degree(_G) + 1)]
+                if any(c != 0 and sp.simplify(c) != 0 for c in at):
+                    break
+                num = num.div(lin)[0]
+            self._cache[key] = AlgebraicCauchy(num)
         return self._cache[key]
 
     def _density_special(self, xe, dps):
@@ -985,7 +995,8 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
     def _pole_residue(self, a, prec, accept):
         """First ``accept(est)`` that is not ``None``, over estimates ``est`` of
         ``lim_{η→0} iη·G(a + iη)`` (the mass at ``a``) at heights
-        ``η = 2^{-12}·max(1, |a|)·16^{-j}``, ``j = 0, …, 11``; raises
+        ``η = 2^{-12}·max(1, |a|)·16^{-j}``, ``j = 0, …, 23`` (down to ``~10⁻³²``: a law with a
+        continuous part of width ``10⁻¹⁷`` next to its atom, β = 10⁻⁹, needs it); raises
         :class:`PrecisionError` when none is accepted.
 
         The root followed from far up is ``H = (z − a)·G`` (:class:`_PoleKernel`), which
@@ -1005,7 +1016,7 @@ class AlgebraicCauchy(_BoundaryValues, _Quadrature):
                     # the same branch, scaled: the roots of Q are (z − a)·(roots of P)
                     tiers.append([p, K, x, g * K.I * Y, rho * Y, K.log(Y)])
             eta0 = mpmath.mpf(2) ** -12 * max(1, abs(tiers[0][2]))
-            for j in range(12):
+            for j in range(24):
                 ests = []
                 for st in tiers:
                     p, K, x, h, rho, t = st
