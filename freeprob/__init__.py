@@ -9,52 +9,59 @@ Quick start::
     >>> fp.free_mul(fp.FreePoisson(1), fp.Semicircle(0, 1)).moments(4)
     (1, 0, 1, 0, 4)
 
-Conventions: :mod:`freeprob.conventions`.  References: README, "References".
-"""
-from sympy import Rational, Symbol
+The package is layered (docs/architecture.md): :mod:`freeprob.core` (exact algebra),
+:mod:`freeprob.numeric` (evaluation of a Cauchy equation), :mod:`freeprob.laws`,
+:mod:`freeprob.attention`, :mod:`freeprob.sampler` (numpy only),
+:mod:`freeprob.experiments` and :mod:`freeprob.cli`.  The names below are loaded on first
+use (PEP 562), so ``import freeprob.sampler`` does not import sympy or python-flint.
 
-from .cumulants import (
-    boolean_cumulants_to_moments,
-    classical_cumulants_to_moments,
-    free_cumulants_to_moments,
-    moments_to_boolean_cumulants,
-    moments_to_classical_cumulants,
-    moments_to_free_cumulants,
-)
+Conventions: :mod:`freeprob.conventions`.  References: :mod:`freeprob.references`.
+"""
+import importlib
+
+from . import _compat
 from .errors import FreeprobValueError, NotAvailable, PrecisionError, SeriesValuationError
-from .families import (
-    Atomic,
-    Bernoulli,
-    CompoundFreePoisson,
-    Dirac,
-    FreePoisson,
-    MarchenkoPastur,
-    Semicircle,
-)
-from .law import Law
-from .operations import (
-    dilate,
-    free_add,
-    free_mul,
-    free_power,
-    mixture,
-    pushforward,
-    rectangular_companion,
-    shift,
-)
-from .series import TruncatedSeries
+
+_compat.install()
 
 __version__ = "0.1.0"
 
+_FAMILIES = ("Atomic", "Dirac", "Bernoulli", "Semicircle", "FreePoisson", "MarchenkoPastur",
+             "CompoundFreePoisson")
+_OPERATIONS = ("free_add", "free_mul", "free_power", "pushforward", "shift", "dilate", "mixture",
+               "rectangular_companion")
+_CUMULANTS = ("moments_to_free_cumulants", "free_cumulants_to_moments",
+              "moments_to_boolean_cumulants", "boolean_cumulants_to_moments",
+              "moments_to_classical_cumulants", "classical_cumulants_to_moments")
+
+#: public name -> module that defines it (imported on first access)
+_EXPORTS = {
+    "Law": "freeprob.laws.law",
+    **dict.fromkeys(_FAMILIES, "freeprob.laws.families"),
+    **dict.fromkeys(_OPERATIONS, "freeprob.laws.operations"),
+    **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
+    "TruncatedSeries": "freeprob.core.series",
+    "Rational": "sympy",
+    "Symbol": "sympy",
+}
+
 __all__ = [
-    "Law", "Atomic", "Dirac", "Bernoulli", "Semicircle", "FreePoisson", "MarchenkoPastur",
-    "CompoundFreePoisson",
-    "free_add", "free_mul", "free_power", "pushforward", "shift", "dilate", "mixture",
-    "rectangular_companion",
-    "moments_to_free_cumulants", "free_cumulants_to_moments",
-    "moments_to_boolean_cumulants", "boolean_cumulants_to_moments",
-    "moments_to_classical_cumulants", "classical_cumulants_to_moments",
-    "TruncatedSeries",
+    "Law", *_FAMILIES, *_OPERATIONS, *_CUMULANTS, "TruncatedSeries",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if name in _compat.SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'freeprob' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | _compat.SUBMODULES)

@@ -21,6 +21,7 @@ import pytest
 import scipy.stats
 
 from freeprob import sampler
+from freeprob.sampler import spectra as sampler_spectra
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler import (
     OBJECTS,
@@ -224,7 +225,7 @@ def test_fast_softmax_head_outputs_equal_bruteforce(scheme, groups):
     ref = reference_objects(w, 0.7)
     names = ("head_out", "stack", "out", "out_full")
     fast = sample_objects(dims, 0.7, rng=rng(8), weights=w, objects=names)
-    full = sampler._build(w, 0.7, "softmax", False, None, names, None, concat_as_gram=False, fast=False)
+    full = sampler_spectra._build(w, 0.7, "softmax", False, None, names, None, concat_as_gram=False, fast=False)
     for name in names:
         np.testing.assert_allclose(fast[name] @ fast[name].T, ref[name], rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(fast[name], full[name], rtol=1e-10, atol=1e-13)
@@ -236,7 +237,7 @@ def test_fast_softmax_large_beta_uses_row_max():
     w = draw_weights(dims, rng=rng(3))
     with np.errstate(all="raise"):
         fast = sample_objects(dims, 50.0, rng=rng(0), weights=w, objects=("stack", "out"))
-    full = sampler._build(w, 50.0, "softmax", False, None, ("stack", "out"), None, concat_as_gram=False,
+    full = sampler_spectra._build(w, 50.0, "softmax", False, None, ("stack", "out"), None, concat_as_gram=False,
                           fast=False)
     for name in ("stack", "out"):
         assert np.all(np.isfinite(fast[name]))
@@ -258,9 +259,9 @@ def test_fast_ge_mean_part_equals_full_route(scheme, groups, key_norm_term):
     dims = Dimensions(n=40, heads=4, d_k=6, d_v=6, d_o=9, scheme=scheme, kv_groups=groups)
     w = draw_weights(dims, rng=rng(11))
     names = ("head_out", "stack", "out", "out_full")
-    std = sampler._noise_std(0.9, "ge")
-    fast = sampler._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=True)
-    full = sampler._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=False)
+    std = sampler_spectra._noise_std(0.9, "ge")
+    fast = sampler_spectra._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=True)
+    full = sampler_spectra._build(w, 0.9, "ge", key_norm_term, _ZeroNormals(), names, std, False, fast=False)
     for name in names:
         np.testing.assert_allclose(fast[name], full[name], rtol=1e-10, atol=1e-13)
 
@@ -289,10 +290,10 @@ def test_fast_ge_agrees_in_law_with_full_route():
     """
     dims = Dimensions(n=64, heads=4, d_k=8, d_v=8, d_o=32)
     names = ("stack", "out")
-    std = sampler._noise_std(1.0, "ge")
+    std = sampler_spectra._noise_std(1.0, "ge")
 
     def moments(w, seed, fast, scale=1.0):
-        f = sampler._build(w, 1.0, "ge", False, rng(seed), names, scale * std, False, fast=fast)
+        f = sampler_spectra._build(w, 1.0, "ge", False, rng(seed), names, scale * std, False, fast=fast)
         return np.concatenate([gram_moments(f[o], 2) for o in names])
 
     diffs, wrong = [], []
@@ -341,10 +342,10 @@ def test_fast_route_blocked_heads_equal_one_block(model, pipeline, limit, monkey
     def run():
         return sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack", "out"))
 
-    monkeypatch.setattr(sampler, "_PIPELINE", False)
+    monkeypatch.setattr(sampler_spectra, "_PIPELINE", False)
     whole = run()
-    monkeypatch.setattr(sampler, "_PIPELINE", pipeline)
-    monkeypatch.setattr(sampler, "_MAX_BLOCK_ELEMENTS", limit)
+    monkeypatch.setattr(sampler_spectra, "_PIPELINE", pipeline)
+    monkeypatch.setattr(sampler_spectra, "_MAX_BLOCK_ELEMENTS", limit)
     blocked = run()
     for name in whole:
         np.testing.assert_allclose(blocked[name], whole[name], rtol=1e-12, atol=1e-12)
@@ -611,7 +612,7 @@ def test_blocked_heads_equal_one_block(monkeypatch):
                 for m in ("softmax", "ge2")}
 
     whole = run()
-    monkeypatch.setattr(sampler, "_MAX_BLOCK_ELEMENTS", 2 * 40 * 40)        # blocks of 2 heads
+    monkeypatch.setattr(sampler_spectra, "_MAX_BLOCK_ELEMENTS", 2 * 40 * 40)        # blocks of 2 heads
     blocked = run()
     for m in whole:
         for name in OBJECTS:
@@ -643,27 +644,28 @@ def test_ge_constants():
     for beta in (1e-4, 1e-2, 0.3, 1.0, 3.0):
         x = beta**2
         series = sum(x**k / math.factorial(k) for k in range(3, 40))
-        assert sampler._noise_std(beta, "ge2") ** 2 == pytest.approx(series, rel=1e-12)
-        assert sampler._noise_std(beta, "ge") ** 2 == pytest.approx(series + x**2 / 2, rel=1e-12)
+        assert sampler_spectra._noise_std(beta, "ge2") ** 2 == pytest.approx(series, rel=1e-12)
+        assert sampler_spectra._noise_std(beta, "ge") ** 2 == pytest.approx(series + x**2 / 2, rel=1e-12)
 
 
 def test_sampler_imports_only_numeric_stack():
-    """The float64 layer (sampler.py and its private _sampler_*.py modules) must not import
-    sympy, mpmath, python-flint or the exact modules."""
+    """The float64 layer (the freeprob.sampler package) must not import sympy, mpmath,
+    python-flint or the exact modules: only numpy, scipy, the standard library, its own
+    modules and freeprob.errors."""
     here = pathlib.Path(sampler.__file__).parent
-    files = [pathlib.Path(sampler.__file__), *sorted(here.glob("_sampler_*.py"))]
-    assert len(files) >= 3, files
-    private = {"." + f.stem for f in files[1:]}
+    files = sorted(here.glob("*.py"))
+    assert len(files) >= 5, files
     for path in files:
         names = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom):
-                names.add(("." * node.level) + (node.module or "") if node.level
-                          else node.module.split(".")[0])
+                names.add(("." * node.level) + (node.module or "") if node.level else node.module)
+        names = {n for n in names if not n.startswith("freeprob.sampler")}
         assert names <= {"__future__", "math", "numbers", "dataclasses", "fractions", "concurrent",
-                         "numpy", "scipy", ".errors"} | private, (path.name, names)
+                         "numpy", "scipy", "scipy.linalg", "scipy.sparse.linalg", "scipy.stats",
+                         "freeprob.errors"}, (path.name, names)
 
 
 # ----------------------------------------------------------------- bad input

@@ -1,0 +1,478 @@
+r"""The limiting spectral laws of multi-head softmax attention (Gaussian equivalence).
+
+Hayase & Karakida, *Gaussian Equivalence for Multi-Head Self-Attention* (2026) [HK26]_
+replace the centred softmax attention of a head by its Gaussian equivalent (GE)
+
+.. math:: M_i^{GE} = n^{-1/2}\,(S_i + \sqrt{\theta_1-\theta_2}\,Z_i)(I - P),\qquad
+          \theta_1 = e^{\beta^2}-1,\quad \theta_2 = \beta^2,
+
+with ``S_i = β Q_i K_iᵀ/√d_K`` and ``Z_i`` i.i.d. standard Gaussian.  Every object of the
+network is then a free-probability law built from a few primitives
+(theory.md §3, our reconstruction; all normalizations there):
+
+* the row covariance law of one head, ``ρ_c = θ2·MP(1/c) + (θ1 − θ2)``
+  (:func:`row_covariance_law`), ``c`` the key ratio;
+* compound free Poisson steps ``π(ν, t)`` for each sample-covariance stage
+  (values, output weights), [MS17]_ §4.4, [NS06]_ Lecture 12;
+* for within-head tied keys and values (``W_V = W_K``), the pushforward of the key
+  spectrum ``MP(c_K)`` by ``φ_KV(x) = (θ2/c_K) x² + (θ1 − θ2) x`` (theory.md §3.4).
+
+All laws are **token-side** ``n × n`` Gram spectra (atoms at 0 included), unnormalised;
+:func:`mean_normalized` divides by the mean (the paper's "average squared row norm
+one").  Every law is a :class:`~freeprob.law.Law` of the exact core: exact moments (as
+rational functions of θ1, θ2, h and the width ratios when these are symbols), an
+algebraic Cauchy equation and certified densities.
+
+=============================  ===========================================================
+law                            construction (``c_K = γ_K/h``, ``c_V = γ_V/h``)
+=============================  ===========================================================
+:func:`attention_law`          ``π(ρ_{c_K}, 1)``
+:func:`concatenated_attention_law`  ``h⁻¹ π(ρ_{c_K}, h)`` (= ``ρ_{γ_K} ⊠ MP(1/h)``)
+:func:`head_sum_law`           ``π(ρ_γ, 1)``, ``γ = γ_K`` (independent keys), ``c_K``
+                               (one shared key), ``h_KV c_K`` (grouped queries)
+:func:`head_output_law`        ``π(μ_B, c_V)``
+:func:`stacked_output_law`     ``π(μ_B, γ_V)``
+:func:`output_law`             ``π(μ_VO, γ_O)``, ``μ_VO = t⁻¹ π(μ_B, t)``, ``t = γ_V/γ_O``
+=============================  ===========================================================
+
+Here ``μ_B = c_V π(ρ_{c_K}, 1/c_V)`` is the law of a head's value covariance
+``B_i = V_iᵀ Σ_i V_i / n`` (untied), and ``μ_B = φ_KV # MP(c_K)`` for tied values.
+Across-head K/V sharing (GQA, MQA, a shared key matrix) leaves every law except the
+head-sum unchanged at fixed ``h`` and widths (theory.md §3.5): the stacked covariance is
+block diagonal, and its law is the average of its blocks' laws, repeated or not.
+
+Weights other than Gaussian: the laws hold unchanged for value and output weights with
+i.i.d. entries of the same variance and finite moments (e.g. Rademacher), by the
+universality of sample-covariance limits (Bai & Silverstein, *Spectral Analysis of Large
+Dimensional Random Matrices*, 2010, Thm. 4.3).  Haar-orthogonal output weights change
+the output stage (a free compression instead of a compound free Poisson step); they are
+not covered by :func:`output_law`.
+
+References
+----------
+.. [HK26] Y. Hayase, R. Karakida, Gaussian equivalence for multi-head self-attention (2026).
+.. [MS17] J. A. Mingo, R. Speicher, *Free Probability and Random Matrices*, Springer 2017.
+.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*, 2006.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy as sp
+
+from freeprob.core.params import as_exact, sign
+from freeprob.errors import FreeprobValueError
+from freeprob.laws.families import CompoundFreePoisson, Dirac, MarchenkoPastur
+from freeprob.laws.law import Law
+from freeprob.laws.operations import dilate, pushforward, shift
+from freeprob.core.symbols import ExpConstant, x
+
+__all__ = [
+    "ge_coefficients", "Architecture", "SCHEMES", "theta1", "theta2",
+    "row_covariance_law", "value_covariance_law", "tied_value_covariance_law",
+    "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
+    "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
+]
+
+#: symbols used when the architecture leaves θ1, θ2 free (``beta=None``)
+theta1, theta2 = sp.symbols("theta1 theta2", positive=True)
+
+#: key/value schemes of :class:`Architecture`
+SCHEMES = ("independent", "gqa", "shared_keys", "tied")
+
+
+def ge_coefficients(beta, *, dps=None):
+    r"""The Gaussian-equivalence constants ``(θ1, θ2) = (e^{β²} − 1, β²)``.
+
+    Parameters
+    ----------
+    beta : number, str or sympy expression
+        Inverse temperature ``β ≥ 0`` of the softmax scores ``β q·k/√d_K``.  Floats are
+        read as the decimal they print as; a sympy symbol gives symbolic constants.
+    dps : int, optional
+        If given, return ``mpmath.mpf`` values to ``dps`` significant digits instead of
+        exact sympy expressions.
+
+    Returns
+    -------
+    (theta1, theta2)
+        ``θ1`` is the variance of ``n A_ab − 1`` (the coordinate variance) and ``θ2``
+        the coefficient of its linear (first Hermite) part.
+
+    Raises
+    ------
+    FreeprobValueError
+        If ``β`` is negative, not real, or ``dps < 1``.
+
+    Source: [HK26]_ §3 (GE theorem); theory.md §2 (Hermite expansion of ``e^{βg−β²/2}``).
+
+    >>> ge_coefficients(1)
+    (-1 + E, 1)
+    >>> t1, t2 = ge_coefficients("0.5", dps=20)
+    >>> print(mpmath.nstr(t1, 20), t2)
+    0.28402541668774148407 0.25
+    """
+    b = as_exact(beta, "ge_coefficients", "beta")
+    if b.is_real is False or (b.is_number and not b.is_real):
+        raise FreeprobValueError(f"ge_coefficients: beta must be real and >= 0, got {beta!r}")
+    if b.is_number and sign(b) < 0:
+        raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
+    if b.is_negative:
+        raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
+    b2 = b**2
+    # a rational β² ≠ 1 as one generator (see ExpConstant); β = 1 keeps sympy's E
+    t1 = (ExpConstant(b2) if b2.is_Rational else sp.exp(b2)) - 1
+    t2 = b2
+    if dps is None:
+        return t1, t2
+    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:
+        raise FreeprobValueError(f"ge_coefficients: dps must be an integer >= 1, got {dps!r}")
+    if not b.is_number:
+        raise FreeprobValueError("ge_coefficients: dps needs a numeric beta, got a symbol")
+    with mpmath.workdps(dps + 10):
+        bb = mpmath.mpf(sp.N(b, dps + 10))
+        v1, v2 = mpmath.expm1(bb**2), bb**2
+    with mpmath.workdps(dps):
+        return +v1, +v2
+
+
+def _positive(value, owner, name, *, integer=False):
+    v = as_exact(value, owner, name)
+    if integer:
+        if v.is_number and not (v.is_Integer and v > 0):
+            raise FreeprobValueError(f"{owner}: {name} must be a positive integer, got {value!r}")
+        if not v.is_number and v.is_positive is not True:
+            raise FreeprobValueError(
+                f"{owner}: a symbolic {name} must be declared positive, e.g. "
+                f"sympy.Symbol('{name}', positive=True); got {value!r}")
+        return v
+    if v.is_number:
+        if not v.is_real or sign(v) <= 0:
+            raise FreeprobValueError(f"{owner}: {name} must be a real number > 0, got {value!r}")
+    elif v.is_positive is not True:
+        raise FreeprobValueError(
+            f"{owner}: a symbolic {name} must be declared positive, e.g. "
+            f"sympy.Symbol('{name}', positive=True); got {value!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class Architecture:
+    r"""A multi-head attention layer in the proportional limit, shared by laws and samplers.
+
+    Parameters
+    ----------
+    heads : int or positive sympy symbol
+        Number of heads ``h``.
+    gamma_k, gamma_v, gamma_o : number or positive sympy expression
+        Total width ratios ``γ_K = h d_K/n`` (queries/keys), ``γ_V = h d_V/n`` (values),
+        ``γ_O = d_O/n`` (output), ``n`` the number of tokens.  Exact (floats are read
+        as the decimal they print as) or symbolic.
+    beta : number, sympy expression or None
+        Softmax inverse temperature ``β ≥ 0``; ``None`` leaves ``θ1``, ``θ2`` as the
+        free symbols :data:`theta1`, :data:`theta2` (moments are then polynomials in
+        them).
+    scheme : {"independent", "gqa", "shared_keys", "tied"}
+        ``"independent"`` heads; ``"gqa"``, grouped-query attention with ``kv_groups``
+        groups of heads sharing ``K`` and ``V`` (multi-query attention is
+        ``kv_groups=1``); ``"shared_keys"``, one key matrix for all heads (values
+        independent); ``"tied"``, within-head tying ``W_V = W_K`` (needs ``d_V = d_K``,
+        i.e. ``γ_V = γ_K``).
+    kv_groups : int, optional
+        ``h_KV`` for ``scheme="gqa"``; must divide ``h``.
+
+    Attributes
+    ----------
+    theta1, theta2 : sympy expressions
+        The GE constants (:func:`ge_coefficients`), or the free symbols.
+    c_k, c_v : sympy expressions
+        Per-head ratios ``d_K/n = γ_K/h`` and ``d_V/n = γ_V/h``.
+
+    Raises
+    ------
+    FreeprobValueError
+        For ``β < 0`` or non-real, ratios ``≤ 0``, ``h`` not a positive integer, an
+        unknown scheme, ``h`` not divisible by ``h_KV``, ``kv_groups`` given for another
+        scheme, or tying with ``γ_V ≠ γ_K``.
+
+    Source: theory.md §1 (notation), [HK26]_ §2.
+
+    >>> arch = Architecture(heads=12, gamma_k=1, gamma_v=1, gamma_o=1, beta=1)
+    >>> arch.c_k, arch.theta1
+    (1/12, -1 + E)
+    """
+
+    heads: object
+    gamma_k: object
+    gamma_v: object
+    gamma_o: object
+    beta: object = None
+    scheme: str = "independent"
+    kv_groups: object = None
+    theta1: sp.Expr = field(init=False, repr=False, compare=False)
+    theta2: sp.Expr = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        own = "Architecture"
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        set_("heads", _positive(self.heads, own, "heads", integer=True))
+        for name in ("gamma_k", "gamma_v", "gamma_o"):
+            set_(name, _positive(getattr(self, name), own, name))
+        if self.scheme not in SCHEMES:
+            raise FreeprobValueError(
+                f"{own}: unknown scheme {self.scheme!r}; allowed: {', '.join(SCHEMES)}")
+        if self.scheme == "gqa":
+            if self.kv_groups is None:
+                raise FreeprobValueError(
+                    f"{own}: scheme='gqa' needs kv_groups (h_KV, a positive divisor of "
+                    "heads; kv_groups=1 is multi-query attention)")
+            g = _positive(self.kv_groups, own, "kv_groups", integer=True)
+            ratio = sp.simplify(self.heads / g)
+            if ratio.is_number and not ratio.is_Integer:
+                raise FreeprobValueError(
+                    f"{own}: heads={self.heads} is not divisible by kv_groups={g}; "
+                    "kv_groups must divide the number of heads")
+            set_("kv_groups", g)
+        elif self.kv_groups is not None:
+            raise FreeprobValueError(
+                f"{own}: kv_groups is only used with scheme='gqa', got scheme={self.scheme!r}")
+        if self.scheme == "tied" and sp.simplify(self.gamma_v - self.gamma_k) != 0:
+            raise FreeprobValueError(
+                f"{own}: within-head tying (W_V = W_K) needs d_V = d_K, i.e. gamma_v == "
+                f"gamma_k; got gamma_k={self.gamma_k}, gamma_v={self.gamma_v}")
+        if self.beta is None:
+            set_("theta1", theta1)
+            set_("theta2", theta2)
+        else:
+            t1, t2 = ge_coefficients(self.beta)
+            set_("beta", as_exact(self.beta, own, "beta"))
+            set_("theta1", t1)
+            set_("theta2", t2)
+
+    @property
+    def c_k(self):
+        """Per-head key ratio ``d_K/n = γ_K/h``."""
+        return sp.simplify(self.gamma_k / self.heads)
+
+    @property
+    def c_v(self):
+        """Per-head value ratio ``d_V/n = γ_V/h``."""
+        return sp.simplify(self.gamma_v / self.heads)
+
+    @property
+    def kappa(self):
+        """``κ = θ2/θ1``, the only way β enters the mean-normalised laws (theory.md §1)."""
+        return self.theta2 / self.theta1
+
+    def replace(self, **changes) -> "Architecture":
+        """A copy with some fields changed (``heads``, ``gamma_k``, ``scheme``, ...)."""
+        kw = dict(heads=self.heads, gamma_k=self.gamma_k, gamma_v=self.gamma_v,
+                  gamma_o=self.gamma_o, beta=self.beta, scheme=self.scheme,
+                  kv_groups=self.kv_groups)
+        if changes.get("scheme", kw["scheme"]) != "gqa":
+            kw["kv_groups"] = None
+        unknown = set(changes) - set(kw)
+        if unknown:
+            raise FreeprobValueError(
+                f"Architecture.replace: unknown field(s) {', '.join(sorted(unknown))}; "
+                f"allowed: {', '.join(kw)}")
+        kw.update(changes)
+        return Architecture(**kw)
+
+    @classmethod
+    def from_dimensions(cls, *, n, heads, d_k, d_v, d_o, beta=None, scheme="independent",
+                        kv_groups=None) -> "Architecture":
+        """The architecture of ``n`` tokens and integer widths (``γ_K = h d_K/n`` ...).
+
+        Raises ``FreeprobValueError`` for non-positive or non-integer sizes.
+        """
+        own = "Architecture.from_dimensions"
+        vals = {k: _positive(v, own, k, integer=True)
+                for k, v in dict(n=n, heads=heads, d_k=d_k, d_v=d_v, d_o=d_o).items()}
+        h, nn = vals["heads"], vals["n"]
+        return cls(heads=h, gamma_k=h * vals["d_k"] / nn, gamma_v=h * vals["d_v"] / nn,
+                   gamma_o=vals["d_o"] / nn, beta=beta, scheme=scheme, kv_groups=kv_groups)
+
+
+def _check_arch(arch, owner):
+    if not isinstance(arch, Architecture):
+        raise FreeprobValueError(
+            f"{owner}: expected an Architecture, got {type(arch).__name__}")
+
+
+# -- primitives --------------------------------------------------------------------------
+def row_covariance_law(ratio, theta1_=theta1, theta2_=theta2) -> Law:
+    r"""``ρ_c = θ2·MP(1/c) + (θ1 − θ2)``: the law of one head's row covariance
+    ``Σ = θ2 K Kᵀ/d_K + (θ1 − θ2) I_n`` (``n × n``, ``K ∈ ℝ^{n×cn}``).
+
+    Mean ``θ1``, variance ``θ2²/c``; ``S_{ρ_c}(u) = F(u/c)`` with
+    ``s θ2 v F² − (θ1 + θ2 v) F + 1 = 0`` (theory.md §3.1).
+
+    Raises ``FreeprobValueError`` for a non-positive ratio.
+    Source: theory.md §2 item 3 (El Karoui's kernel expansion), §3.1.
+    """
+    c = _positive(ratio, "row_covariance_law", "ratio")
+    if sp.sympify(theta2_).is_zero:
+        # β = 0: uniform attention, Σ = θ1 I = 0 (the centred attention vanishes)
+        return Dirac(theta1_ - theta2_)
+    return shift(dilate(MarchenkoPastur(1 / c), theta2_), theta1_ - theta2_)
+
+
+def value_covariance_law(arch: Architecture) -> Law:
+    r"""``μ_B``: the law of a head's value covariance ``B_i = V_iᵀ Σ_i V_i / n``
+    (``d_V × d_V``), the jump law of the head output's compound free Poisson law.
+
+    Untied: ``μ_B = c_V · π(ρ_{c_K}, 1/c_V)``, free cumulants ``c_V^{k−1} m_k(ρ_{c_K})``;
+    tied (``V_i = K_i``): :func:`tied_value_covariance_law`.
+    Mean ``θ1`` (untied) or ``θ1 + θ2/c_K`` (tied).
+
+    Source: theory.md §3.1 (untied), §3.4 (tied).
+    """
+    _check_arch(arch, "value_covariance_law")
+    if arch.scheme == "tied":
+        return tied_value_covariance_law(arch)
+    rho = row_covariance_law(arch.c_k, arch.theta1, arch.theta2)
+    return dilate(CompoundFreePoisson(1 / arch.c_v, rho), arch.c_v)
+
+
+def tied_value_covariance_law(arch: Architecture) -> Law:
+    r"""``μ_B = φ_KV # MP(c_K)`` for within-head tied values ``V_i = K_i``, with
+    ``φ_KV(x) = (θ2/c_K) x² + (θ1 − θ2) x`` and ``MP(c_K)`` the law of ``K_iᵀK_i/n``.
+
+    It holds because ``Σ_i`` is a polynomial in ``K_i K_iᵀ`` (theory.md §3.4; the paper's
+    "pushforward of π_{γ_K/h} under φ_KV").  Mean ``θ1 + θ2/c_K``.
+    """
+    _check_arch(arch, "tied_value_covariance_law")
+    ck, t1, t2 = arch.c_k, arch.theta1, arch.theta2
+    if sp.sympify(t2).is_zero and sp.sympify(t1).is_zero:
+        return Dirac(0)          # β = 0: Σ = 0
+    return pushforward(MarchenkoPastur(ck), (t2 / ck) * x**2 + (t1 - t2) * x)
+
+
+# -- the laws of the paper ---------------------------------------------------------------
+def attention_law(arch: Architecture) -> Law:
+    r"""The centred attention of one head: the law of ``M_1 M_1ᵀ``, ``M_1 = √n A_1 (I − P)``.
+
+    ``π(ρ_{c_K}, 1) = ρ_{c_K} ⊠ π_1``; mean ``θ1``, ``m2 = 2θ1² + θ2²/c_K``.
+    The same for every scheme.  Source: theory.md §3.2 (table, "single").
+
+    >>> arch = Architecture(heads=1, gamma_k=sp.Rational(1, 2), gamma_v=1, gamma_o=1)
+    >>> attention_law(arch).moments(2)
+    (1, theta1, 2*theta1**2 + 2*theta2**2)
+    """
+    _check_arch(arch, "attention_law")
+    return CompoundFreePoisson(1, row_covariance_law(arch.c_k, arch.theta1, arch.theta2))
+
+
+def concatenated_attention_law(arch: Architecture) -> Law:
+    r"""The concatenated attention of ``h`` heads: ``(1/h) Σ_i M_i M_iᵀ``.
+
+    ``h⁻¹ π(ρ_{c_K}, h)``, which equals ``ρ_{γ_K} ⊠ MP(1/h)`` (theory.md §3.1 corollary:
+    the paper's attention identity).  Unchanged by key sharing (shared keys, GQA, MQA)
+    and by tying.  Mean ``θ1``, ``m2 = θ1²(1 + 1/h) + θ2²/γ_K``.
+    """
+    _check_arch(arch, "concatenated_attention_law")
+    rho = row_covariance_law(arch.c_k, arch.theta1, arch.theta2)
+    return dilate(CompoundFreePoisson(arch.heads, rho), 1 / arch.heads)
+
+
+def head_sum_ratio(arch: Architecture):
+    """The key ratio of the head-sum law: ``γ_K`` (independent keys, tied), ``c_K`` (one
+    shared key matrix), ``h_KV c_K`` (grouped queries).
+
+    Raises ``FreeprobValueError`` if ``arch`` is not an :class:`Architecture`.
+    Source: theory.md §3.2, §3.5."""
+    _check_arch(arch, "head_sum_ratio")
+    if arch.scheme == "shared_keys":
+        return arch.c_k
+    if arch.scheme == "gqa":
+        return sp.simplify(arch.kv_groups * arch.c_k)
+    return arch.gamma_k
+
+
+def head_sum_law(arch: Architecture) -> Law:
+    r"""The head sum: ``(1/h)(Σ_i M_i)(Σ_i M_i)ᵀ``, the output with structured
+    ``W_O = [I; …; I]``.
+
+    ``ρ_γ ⊠ π_1`` with ``γ`` = :func:`head_sum_ratio` (``γ_K``, ``γ_K/h`` for one shared
+    key matrix, ``h_KV γ_K/h`` for grouped queries): unlike the other laws, sharing
+    changes it.  Mean ``θ1``.  Source: theory.md §3.2 (table), §3.5.
+    """
+    _check_arch(arch, "head_sum_law")
+    rho = row_covariance_law(head_sum_ratio(arch), arch.theta1, arch.theta2)
+    return CompoundFreePoisson(1, rho)
+
+
+def head_output_law(arch: Architecture) -> Law:
+    r"""One head's output ``H_1 H_1ᵀ``, ``H_1 = A_1(I − P) V_1`` (``n × d_V``).
+
+    ``π(μ_B, c_V)`` with ``μ_B`` the value covariance law (:func:`value_covariance_law`):
+    ``ρ_{c_K} ⊠ π_1 ⊠ π_{c_V}`` untied, mean ``θ1 c_V``; tied, mean ``θ1 c_K + θ2``.
+    Atom ``1 − c_V`` at 0 when ``c_V < 1``.  Source: theory.md §3.2, §3.4.
+    """
+    _check_arch(arch, "head_output_law")
+    return CompoundFreePoisson(arch.c_v, value_covariance_law(arch))
+
+
+def stacked_output_law(arch: Architecture) -> Law:
+    r"""The stacked head outputs ``Σ_i H_i H_iᵀ`` (``[H_1, …, H_h]``, ``n × h d_V``).
+
+    ``π(μ_B, γ_V)`` (= ``ρ_{γ_K} ⊠ MP(1/h) ⊠ π_{γ_V}`` untied, the paper's
+    ``ν_{∞,h} ⊠ π_{γ_V}``); mean ``θ1 γ_V`` untied, ``θ1 γ_K + h θ2`` tied.
+    Unchanged by across-head sharing.  Source: theory.md §3.2, §3.4, §3.5.
+    """
+    _check_arch(arch, "stacked_output_law")
+    return CompoundFreePoisson(arch.gamma_v, value_covariance_law(arch))
+
+
+def output_law(arch: Architecture) -> Law:
+    r"""The centred multi-head output ``O Oᵀ``, ``O = [H_1, …, H_h] W_O`` (``n × d_O``),
+    ``W_O`` with i.i.d. entries of variance ``1/(h d_V)``.
+
+    ``π(μ_VO, γ_O)`` with ``μ_VO = t⁻¹ π(μ_B, t)``, ``t = γ_V/γ_O`` (the law of
+    ``W_Oᵀ B_⊕ W_O``); untied this is ``ρ_{γ_K} ⊠ MP(1/h) ⊠ MP(1/γ_V) ⊠ π_{γ_O}``.
+    Mean ``θ1 γ_O`` (untied), ``(θ1 + θ2/c_K) γ_O`` (tied).  Atom at 0 of mass
+    ``max(0, 1 − γ_V, 1 − γ_O)``.  Unchanged by across-head sharing (GQA, MQA, shared
+    keys).  Source: theory.md §2 item 4 and §3.2 (the paper's compound free Poisson
+    statement π(μ_VO, γ_O)).
+    """
+    _check_arch(arch, "output_law")
+    t = arch.gamma_v / arch.gamma_o
+    mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch)), 1 / t)
+    return CompoundFreePoisson(arch.gamma_o, mu_vo)
+
+
+def mean_normalized(law: Law) -> Law:
+    r"""``law`` divided by its mean (mean one; the paper's "average squared row norm one",
+    its C.5/C.6).  For untied laws the result depends on β only through ``κ = θ2/θ1``.
+
+    Raises ``FreeprobValueError`` if the mean is zero.  Source: theory.md §1.
+    """
+    m1 = law.moments(1)[1]
+    if sp.simplify(m1) == 0:
+        raise FreeprobValueError("mean_normalized: the law has mean 0")
+    return dilate(law, 1 / m1)
+
+
+def common_row_spike(arch: Architecture, n):
+    r"""The top eigenvalue of the uncentred output Gram ``O_full O_fullᵀ`` carried by the
+    common-row component ``1 bᵀ`` (``b = W_Oᵀ v̄``, ``v̄`` the column means of the values,
+    ``b_j ~ N(0, 1/n)``).
+
+    ``O_full = O + 1bᵀ`` is a rank-one perturbation of squared norm ``θ² = n‖b‖²``, mean
+    ``n γ_O``, far above the ``O(1)`` bulk.  Expanding the top eigenvalue in ``1/θ``,
+    ``λ = θ² + |Oᵀ1|²/n + |O b̂|² + O(θ⁻¹)``; with ``b̂ = b/‖b‖`` lying along ``W_O``,
+    ``|O b̂|² → m1/γ_O + m1/γ_V`` and ``|Oᵀ1|²/n → m1``, so
+
+    ``λ ≈ n γ_O + m1 (1 + 1/γ_O + 1/γ_V)``,  ``m1`` the mean of :func:`output_law`.
+
+    ``n`` (tokens) must be a positive integer.  The leading term ``n‖b‖²`` fluctuates by
+    a relative ``√(2/(h d_V) + 2/d_O)`` from draw to draw; the ``O(1)`` correction is the
+    average.  Source: theory.md §1 ("The uncentred output adds B = 1bᵀ");
+    ``derivations/common_row.py`` checks each term against the sampler.
+    """
+    _check_arch(arch, "common_row_spike")
+    nn = _positive(n, "common_row_spike", "n", integer=True)
+    m1 = output_law(arch).moments(1)[1]
+    return sp.simplify(nn * arch.gamma_o + m1 * (1 + 1 / arch.gamma_o + 1 / arch.gamma_v))

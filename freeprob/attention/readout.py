@@ -1,0 +1,446 @@
+r"""Readout predictions from spectral laws: gradient-flow loss, ridge error, degrees of freedom.
+
+A frozen-feature readout ``w`` on features ``F`` (``n`` tokens × ``d_O`` features) is
+governed by the spectrum of the Gram ``F Fᵀ`` (token side, ``n × n``) or ``Fᵀ F`` (feature
+side, ``d_O × d_O``).  The functions here take the **token-side** law ``μ`` of ``F Fᵀ`` (e.g.
+``mean_normalized(output_law(arch))`` of :mod:`freeprob.attention`, whose atom at 0 is
+included) and return the limits of docs/theory.md §4 (Hayase & Karakida 2026, §4–5):
+
+* gradient flow on ``L(w) = ½|Fw − y|²`` from ``w(0) = 0`` with ``dw/dt = −∇L`` (unit
+  learning rate, continuous time ``t``), target ``y ⟂ 1`` generic:
+  ``L(t)/L(0) = ∫ e^{−2tx} dμ(x)`` (:func:`gradient_flow_loss`), its plateau ``μ({0})``,
+  and the time to reach ``L/L(0) = ε`` (:func:`time_to_loss`);
+* ridge ``ŵ = (FᵀF + λI)^{−1}Fᵀy`` with an isotropic teacher ``y = Fw* + σε``,
+  ``w* ~ N(0, I_{d_O})``, ``ε ~ N(0, I_n)``: ``E|ŵ − w*|²/d_O = ∫ (λ² + σ²x)/(x + λ)²
+  dμ_feat(x)`` (:func:`ridge_error`) and ``df(λ) = ∫ x/(x + λ) dμ_feat`` (fraction of
+  ``d_O``, :func:`effective_dof`), with the feature-side law
+  ``μ_feat = γ_O⁻¹ μ + (1 − γ_O⁻¹) δ_0``, ``γ_O = d_O/n``.
+
+Evaluation (exact layer, mpmath at ``dps`` digits): the ridge quantities from the Cauchy
+transform at ``z = −λ`` and its derivative (implicit differentiation of the Cauchy
+equation), both certified, with the working precision raised by ``log10(1/λ)`` digits for
+the cancellation at small ``λ``; the gradient-flow integral from the atoms and the
+certified density integrated against ``e^{−2tx}`` (edge-adapted quadrature cut on ``1/t``
+scales), or as the contour integral ``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on an ellipse around the
+support (``method="contour"``, an independent route).  All functions need a law supported
+on ``[0, ∞)`` (a Gram law); ``γ_O < 1`` needs a zero mass ``μ({0}) ≥ 1 − γ_O`` (the token
+Gram of ``d_O < n`` features has rank ``≤ d_O``).
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+
+from freeprob.errors import FreeprobValueError, PrecisionError
+from freeprob.laws.law import Law, check_dps
+from freeprob.core.symbols import G as _G
+from freeprob.core.symbols import z as _z
+
+__all__ = ["gradient_flow_loss", "time_to_loss", "ridge_error", "ridge_error_terms", "effective_dof"]
+
+
+def _check_law(law, who):
+    if not isinstance(law, Law):
+        raise FreeprobValueError(f"{who}: expected a freeprob Law (the token-side law of F Fᵀ); got "
+                                 f"{type(law).__name__}")
+    if law.free_symbols:
+        raise FreeprobValueError(f"{who}: the law has free symbols {sorted(map(str, law.free_symbols))}; "
+                                 "substitute numbers first (law.subs({...}))")
+
+
+def _real(value, who, name, *, positive=False, nonnegative=False):
+    import fractions
+    import sympy as sp
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        if isinstance(value, fractions.Fraction):
+            v = mpmath.mpf(value.numerator) / value.denominator
+        elif isinstance(value, sp.Basic):
+            if not (value.is_number and value.is_real):
+                raise TypeError
+            v = mpmath.mpf(sp.N(value, mpmath.mp.dps + 10))
+        else:
+            v = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: `{name}` must be a real number; got {value!r}") from None
+    if not mpmath.isfinite(v):
+        raise FreeprobValueError(f"{who}: `{name}` must be finite; got {value!r}")
+    if positive and not v > 0:
+        raise FreeprobValueError(f"{who}: `{name}` must be > 0; got {value!r}")
+    if nonnegative and v < 0:
+        raise FreeprobValueError(f"{who}: `{name}` must be ≥ 0; got {value!r}")
+    return v
+
+
+def _dps(dps, who):
+    """``dps`` checked by :func:`freeprob.law.check_dps`; ``None`` means ``mpmath.mp.dps``."""
+    return mpmath.mp.dps if dps is None else check_dps(dps, who)
+
+
+def _mp(v, dps=30):
+    """An mpf from a sympy number (exact edges/atoms of rational laws) or an mpf."""
+    import sympy as sp
+    return mpmath.mpf(sp.N(v, dps)) if isinstance(v, sp.Basic) else mpmath.mpf(v)
+
+
+def _support_hull(law, who):
+    """``[a, b]`` containing the support and every atom, as mpf."""
+    pts = []
+    for a, b in law.support(dps=20):
+        pts += [_mp(a), _mp(b)]
+    pts += [_mp(loc) for loc, _ in law.atoms(dps=20)]
+    if not pts or not all(mpmath.isfinite(p) for p in pts):
+        raise FreeprobValueError(f"{who}: the law must have a bounded support")
+    return min(pts), max(pts)
+
+
+def _check_gram_law(law, who):
+    """The support hull, refusing a law with mass on ``(−∞, 0)`` (not a Gram law)."""
+    a, b = _support_hull(law, who)
+    if a < -mpmath.mpf(10) ** -12 * (1 + abs(b)):
+        raise FreeprobValueError(f"{who}: the law must be supported on [0, ∞) (the spectral law of a Gram "
+                                 f"matrix F Fᵀ); its support starts at {mpmath.nstr(a, 8)}")
+    return a, b
+
+
+def _zero_mass(law, dps):
+    return sum((_mp(m, dps) for loc, m in law.atoms(dps=dps) if _mp(loc) == 0), mpmath.mpf(0))
+
+
+def _check_gamma_o(law, go, who):
+    """``γ_O < 1`` needs ``μ({0}) ≥ 1 − γ_O`` (else ``μ_feat`` has a negative weight at 0)."""
+    if go < 1:
+        m0 = _zero_mass(law, 20)
+        if m0 < 1 - go - mpmath.mpf(10) ** -12:
+            raise FreeprobValueError(
+                f"{who}: gamma_o = {mpmath.nstr(go, 8)} < 1 needs a zero mass μ({{0}}) ≥ 1 − gamma_o = "
+                f"{mpmath.nstr(1 - go, 8)} (the n × n Gram of d_O = gamma_o·n features has rank ≤ d_O); "
+                f"this law has μ({{0}}) = {mpmath.nstr(m0, 8)}")
+
+
+def _extra_digits(lam):
+    """Digits lost to the cancellation of the ``1/λ`` terms at small ``λ``."""
+    return max(0, int(math.ceil(-float(mpmath.log10(lam))))) + 2 if lam < 1 else 0
+
+
+def _g_and_derivative(law, zv, dps):
+    """``G(z)`` and ``G'(z) = −P_z/P_G`` at a real ``z`` off the support (certified ``G``;
+    the partial derivatives of the exact Cauchy equation evaluated at ``dps + 10`` digits)."""
+    import sympy as sp
+    g = mpmath.re(law.cauchy(zv, dps=dps + 10))
+    P = law.cauchy_equation()
+    gi, zi = P.gens.index(_G), P.gens.index(_z)
+
+    def value(poly):
+        total = mpmath.mpf(0)
+        for mon, c in poly.terms():
+            total += mpmath.mpf(sp.N(c, dps + 15)) * g ** mon[gi] * zv ** mon[zi]
+        return total
+    with mpmath.workdps(dps + 10):
+        pg, pz = value(P.diff(_G)), value(P.diff(_z))
+        if pg == 0:
+            raise PrecisionError("ridge/effective_dof: ∂P/∂G vanishes at z = −penalty")
+        return g, -pz / pg
+
+
+# ---------------------------------------------------------------------- ridge
+
+def _feature_integrals(law, penalty, gamma_o, dps):
+    r"""``(∫ 1/(x+λ) dμ_feat, ∫ 1/(x+λ)² dμ_feat)``."""
+    lam = penalty
+    with mpmath.workdps(dps + 10):
+        g, dg = _g_and_derivative(law, -lam, dps)
+        # ∫ 1/(x+λ) dμ = −G(−λ);  ∫ 1/(x+λ)² dμ = −G'(−λ)
+        i1, i2 = -g, -dg
+        w = 1 / gamma_o
+        return w * i1 + (1 - w) / lam, w * i2 + (1 - w) / lam ** 2
+
+
+def _checked_feature_integrals(law, penalty, gamma_o, dps, who):
+    """Validate the shared ridge/dof inputs; return ``(λ, dps, working digits, (∫ 1/(x+λ) dμ_feat,
+    ∫ 1/(x+λ)² dμ_feat))`` with ``log10(1/λ)`` extra digits for the small-``λ`` cancellation."""
+    _check_law(law, who)
+    lam = _real(penalty, who, "penalty", positive=True)
+    go = _real(gamma_o, who, "gamma_o", positive=True)
+    dps = _dps(dps, who)
+    _check_gram_law(law, who)
+    _check_gamma_o(law, go, who)
+    work = dps + _extra_digits(lam)
+    with mpmath.workdps(work + 10):
+        return lam, dps, work, _feature_integrals(law, lam, go, work)
+
+
+def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
+    r"""Bias and noise parts of the ridge coefficient error, ``(∫ λ²/(x+λ)² dμ_feat,
+    σ² ∫ x/(x+λ)² dμ_feat)``.
+
+    Parameters
+    ----------
+    law : Law
+        Token-side law of ``F Fᵀ`` (numeric coefficients, bounded support).
+    penalty : real ``λ > 0``
+        Ridge penalty in the normalisation of ``law`` (``ŵ = (FᵀF + λI)^{−1}Fᵀy``).
+    noise : real ``σ ≥ 0``
+        Label-noise standard deviation.
+    gamma_o : real ``> 0``
+        ``d_O/n`` (feature-side law ``γ_O⁻¹ μ + (1 − γ_O⁻¹) δ_0``).
+    dps : int, optional
+
+    Returns
+    -------
+    (mpf, mpf)
+
+    Raises
+    ------
+    FreeprobValueError
+        ``λ ≤ 0``, ``σ < 0``, ``γ_O ≤ 0``, ``γ_O < 1`` with ``μ({0}) < 1 − γ_O``,
+        non-numeric input, a law with free symbols or with mass below 0.
+    PrecisionError
+        The Cauchy transform could not be certified.
+
+    Source: docs/theory.md §4; the deterministic equivalent of ridge regression (e.g.
+    Dobriban & Wager 2018) written with the Cauchy transform.
+    """
+    who = "ridge_error"
+    sig = _real(noise, who, "noise", nonnegative=True)
+    lam, dps, work, (i1, i2) = _checked_feature_integrals(law, penalty, gamma_o, dps, who)
+    with mpmath.workdps(work + 10):
+        bias = lam ** 2 * i2
+        var = sig ** 2 * (i1 - lam * i2)          # x/(x+λ)² = 1/(x+λ) − λ/(x+λ)²
+    with mpmath.workdps(dps):
+        return +bias, +var
+
+
+def ridge_error(law, penalty, noise, *, gamma_o, dps=None):
+    r"""Ridge coefficient error ``E|ŵ − w*|²/d_O → ∫ (λ² + σ²x)/(x+λ)² dμ_feat(x)``.
+
+    See :func:`ridge_error_terms` for the parameters, normalisation and errors; this is
+    the sum of its two terms.
+
+    Source: docs/theory.md §4.
+    """
+    b, v = ridge_error_terms(law, penalty, noise, gamma_o=gamma_o, dps=dps)
+    with mpmath.workdps(_dps(dps, "ridge_error")):
+        return +(b + v)
+
+
+def effective_dof(law, penalty, *, gamma_o=1, dps=None):
+    r"""Effective degrees of freedom per feature, ``df(λ)/d_O = ∫ x/(x+λ) dμ_feat(x)``
+    (in ``[0, 1]``; multiply by ``d_O`` for the count).
+
+    Parameters and errors as :func:`ridge_error_terms` (no ``noise``); ``gamma_o``
+    defaults to 1 (``d_O = n``).  Source: docs/theory.md §4.
+    """
+    lam, dps, work, (i1, _) = _checked_feature_integrals(law, penalty, gamma_o, dps, "effective_dof")
+    with mpmath.workdps(work + 10):
+        val = 1 - lam * i1
+    with mpmath.workdps(dps):
+        return +val
+
+
+# ---------------------------------------------------------------------- gradient flow
+
+class _ContourRule:
+    r"""Trapezoid nodes ``(z_k, w_k)`` on one ellipse around ``hull`` such that
+    ``∫ f dμ ≈ Re Σ_k f(z_k) w_k / N`` for ``f(x) = e^{−2tx}`` (and ``x e^{−2tx}``) with
+    ``0 ≤ t ≤ tmax``.
+
+    The ellipse is the Joukowski image ``z = c + r(w + 1/w)/2`` of ``|w| = ρ``, ``[c − r,
+    c + r]`` the support hull: the trapezoid rule in ``θ = arg w`` converges like ``ρ^{−N}``
+    while the contour overshoots the hull on the left only by ``r(ρ + 1/ρ − 2)/2`` (a circle
+    of the same ``ρ`` by ``r(ρ − 1)``), which keeps the cancellation ``e^{2t·overshoot}``
+    small for large ``t``.  ``ρ`` is chosen for ``tmax``; the node count is doubled until
+    two successive rules agree to ``dps + 2`` digits at ``tmax`` and at ``tmax/2, …,
+    tmax/64``.  The Cauchy transform is computed once per node, so any number of times
+    ``t ≤ tmax`` costs one exponential per node (what :func:`time_to_loss` iterates on)."""
+
+    def __init__(self, law, tmax, dps, hull):
+        a, b = hull
+        c = (a + b) / 2
+        r = max((b - a) / 2, mpmath.mpf(10) ** -3 * (1 + abs(c)))
+        best = None
+        for rho in (1.2, 1.35, 1.5, 2.0, 3.0, 4.0, 6.0):
+            left = c - r * (rho + 1 / rho) / 2                       # leftmost point of the ellipse
+            canc = max(0.0, float(-2 * tmax * left) / math.log(10))  # digits lost to e^{−2t·left}
+            n = int((dps + 5 + canc) / math.log10(rho)) + 8
+            if best is None or n < best[0]:
+                best = (n, rho, canc)
+        n, rho, canc = best
+        self.work, self.dps, self.tmax = dps + int(canc) + 15, dps, tmax
+        checks = [tmax / 2 ** k for k in range(7)] if tmax > 0 else [mpmath.mpf(0)]
+
+        def node(k, n):
+            w = rho * mpmath.expj(2 * mpmath.pi * k / n)
+            zk = c + r * (w + 1 / w) / 2
+            # dz = r(1 − w⁻²)/2 dw, dw = i w dθ; the i cancels the 1/(2πi)
+            return zk, law.cauchy(zk, dps=self.work) * r * (w - 1 / w) / 2
+
+        with mpmath.workdps(self.work):
+            self.pts = [node(k, n) for k in range(n)]
+            prev = self.laplace(checks)
+            for _ in range(5):
+                n *= 2                            # the old nodes are the even nodes of the new rule
+                self.pts = [p for k in range(n // 2) for p in (self.pts[k], node(2 * k + 1, n))]
+                cur = self.laplace(checks)
+                if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * max(1, abs(x))
+                       for x, y in zip(cur, prev)):
+                    return
+                prev = cur
+        raise PrecisionError(f"gradient_flow_loss: contour quadrature did not converge to {dps} digits "
+                             f"(t up to {mpmath.nstr(tmax, 6)})")
+
+    def laplace(self, ts, moment=0):
+        """``[∫ x^moment e^{−2tx} dμ for t in ts]`` (``moment`` 0 or 1), ``t ≤ tmax``."""
+        with mpmath.workdps(self.work):
+            n = len(self.pts)
+            return [mpmath.re(mpmath.fsum(mpmath.exp(-2 * t * zk) * zk ** moment * w
+                                          for zk, w in self.pts) / n) for t in ts]
+
+
+def _laplace_many(law, ts, dps, hull):
+    r"""``[∫ e^{−2tx} dμ for t in ts]`` on one :class:`_ContourRule` for ``max(ts)``."""
+    return _ContourRule(law, max(ts), dps, hull).laplace(ts)
+
+
+def _laplace(law, ts, dps, method, who):
+    """``[∫ e^{−2tx} dμ for t in ts]`` (``ts`` positive mpf) by ``method``."""
+    if method == "density":
+        try:
+            return law._evaluator(who).laplace(ts, dps=dps)
+        except PrecisionError:
+            pass                                  # the contour route is independent
+    return _laplace_many(law, ts, dps, _support_hull(law, who))
+
+
+_METHODS = ("density", "contour")
+
+
+def gradient_flow_loss(law, t, *, dps=None, method="density"):
+    r"""Relative training loss ``L(t)/L(0) = ∫ e^{−2tx} dμ(x)`` of gradient flow.
+
+    Parameters
+    ----------
+    law : Law
+        Token-side law of ``F Fᵀ`` (atoms included), numeric coefficients, bounded support.
+    t : real ``≥ 0`` or a 1-d sequence (list, tuple, numpy array) of them
+        Continuous time of ``dw/dt = −∇L``, ``L(w) = ½|Fw − y|²`` (unit learning rate, in
+        the normalisation of ``law``: dividing ``F Fᵀ`` by ``c`` multiplies times by ``c``).
+    dps : int, optional
+    method : {"density", "contour"}
+        ``"density"`` (default): the atoms exactly plus the certified density integrated
+        against ``e^{−2tx}`` (edge-adapted tanh-sinh, cut at ``~1/t`` scales; cost grows like
+        ``log t``).  ``"contour"``: ``(2πi)⁻¹ ∮ e^{−2tz} G(z) dz`` on an ellipse around the
+        support (trapezoid; ``~t·width`` nodes, fine for small ``t``), an independent route.
+        The density route falls back to the contour if its error estimate fails.
+
+    Returns
+    -------
+    mpf, or list of mpf for a sequence ``t``.  ``L(0)/L(0) = 1``; ``L(∞)/L(0) = μ({0})``.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``t < 0`` or not real, bad law (symbols, unbounded support, mass below 0), unknown
+        method.
+    PrecisionError
+        The quadrature did not converge.
+
+    Source: docs/theory.md §4; the contour representation ``∫ f dμ = (2πi)⁻¹ ∮ f G dz``
+    and the density from Stieltjes inversion (Mingo & Speicher §3.1).
+    """
+    who = "gradient_flow_loss"
+    _check_law(law, who)
+    dps = _dps(dps, who)
+    if method not in _METHODS:
+        raise FreeprobValueError(f"{who}: `method` must be one of {_METHODS}; got {method!r}")
+    if hasattr(t, "tolist") and not isinstance(t, mpmath.mpf):   # numpy scalar or array
+        t = t.tolist()
+    many = isinstance(t, list | tuple)
+    if many and any(isinstance(v, list | tuple) for v in t):
+        raise FreeprobValueError(f"{who}: `t` must be a number or a 1-d sequence of numbers")
+    ts = [_real(v, who, "t", nonnegative=True) for v in (t if many else [t])]
+    _check_gram_law(law, who)
+    pos = [tv for tv in ts if tv > 0]
+    vals = iter(_laplace(law, pos, dps, method, who) if pos else [])
+    out = []
+    for tv in ts:
+        v = next(vals) if tv > 0 else mpmath.mpf(1)
+        with mpmath.workdps(dps):
+            out.append(+v)
+    return out if many else out[0]
+
+
+def time_to_loss(law, eps, *, dps=None):
+    r"""The time ``t`` at which ``L(t)/L(0) = ε`` under gradient flow
+    (:func:`gradient_flow_loss`, same time normalisation).
+
+    Parameters
+    ----------
+    law : Law
+    eps : real in ``(0, 1)``
+    dps : int, optional
+
+    Returns
+    -------
+    mpf
+
+    Raises
+    ------
+    FreeprobValueError
+        ``ε`` outside ``(0, 1)``; ``ε ≤ μ({0})``, the plateau the loss never goes below
+        (the message gives it).
+    PrecisionError
+        Evaluation failed, or ``L(t)/L(0)`` is still above ``ε`` at ``t = 10⁶``.
+
+    Method: quadrupling ``t`` until ``L(t) < ε``, then the Illinois (bracketing regula falsi)
+    root finder on ``L(t) − ε`` with :func:`gradient_flow_loss` (density route) at
+    ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is unique.
+
+    Source: docs/theory.md §4.
+    """
+    who = "time_to_loss"
+    _check_law(law, who)
+    dps = _dps(dps, who)
+    e = _real(eps, who, "eps")
+    if not 0 < e < 1:
+        raise FreeprobValueError(f"{who}: `eps` must lie in (0, 1); got {eps!r}")
+    _check_gram_law(law, who)
+    plateau = _zero_mass(law, dps + 5)
+    if e <= plateau:
+        raise FreeprobValueError(f"{who}: the loss never goes below the plateau μ({{0}}) = "
+                                 f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")
+    work = dps + 5
+    f = lambda tt: _laplace(law, [tt], work, "density", who)[0] - e  # noqa: E731
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    with mpmath.workdps(work):
+        fhi = f(hi)
+        while fhi > 0:
+            lo, hi = hi, 4 * hi
+            if hi > 10 ** 6:
+                raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
+            fhi = f(hi)
+        flo = 1 - e                               # L(0) = 1
+        side = 0
+        for _ in range(200):                      # Illinois: regula falsi, halving a stale end
+            t = (lo * fhi - hi * flo) / (fhi - flo)
+            if not lo < t < hi:
+                t = (lo + hi) / 2
+            ft = f(t)
+            if ft > 0:
+                lo, flo = t, ft
+                if side == 1:
+                    fhi /= 2
+                side = 1
+            else:
+                hi, fhi = t, ft
+                if side == -1:
+                    flo /= 2
+                side = -1
+            if hi - lo <= mpmath.mpf(10) ** (-dps - 2) * hi or ft == 0:
+                break
+        else:
+            raise PrecisionError(f"{who}: the root finder did not converge")
+    with mpmath.workdps(dps):
+        return +t

@@ -1,0 +1,524 @@
+r"""The ``freeprob`` command line.
+
+``freeprob verify`` (the main job) checks the paper's laws against finite-n softmax
+attention at the widths of public models (:mod:`freeprob.verify`); ``freeprob table``
+prints exact (or ``--dps N`` digit) moments, free, boolean and classical cumulants of a
+law built from the standard families and operations.
+
+Examples
+--------
+``freeprob verify --quick``, ``freeprob verify`` (seven configurations, β = 1, ten
+initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n 512``,
+``freeprob table --law arcsine --order 10``, ``freeprob table --dps 30``,
+``freeprob readout head-count --quick`` (the paper's readout comparisons, §5 and appendix D;
+``freeprob readout list`` names them).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import mpmath
+import sympy as sp
+
+from freeprob.laws import families as fam
+from freeprob.laws import operations as ops
+from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
+from freeprob.cli.law_commands import LAW_COMMANDS, add_law_commands, run_law_command
+from freeprob.cli.sweep_commands import add_sweep_command, run_sweep_command
+from freeprob.core.params import check_unique
+from freeprob.errors import FreeprobValueError, PrecisionError
+
+__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS"]
+
+#: exit status when the reader of standard output goes away (``freeprob sweep show DB | head -1``):
+#: 0, quietly, as for a complete run -- the reader took what it wanted
+BROKEN_PIPE_STATUS = 0
+
+_h = sp.Rational(1, 2)
+_t = sp.Rational(1, 3)
+
+#: name -> (description, constructor)
+PRESET_LAWS = {
+    "mp-product": ("free_mul(FreePoisson(1/2), FreePoisson(1/3))",
+                   lambda: ops.free_mul(fam.FreePoisson(_h), fam.FreePoisson(_t))),
+    "fuss-catalan": ("free_mul(FreePoisson(1), FreePoisson(1), FreePoisson(1))",
+                     lambda: ops.free_mul(fam.FreePoisson(1), fam.FreePoisson(1), fam.FreePoisson(1))),
+    "semicircle": ("Semicircle(mean=0, variance=1)", lambda: fam.Semicircle(0, 1)),
+    "free-poisson": ("FreePoisson(rate=1/2, jump=1)", lambda: fam.FreePoisson(_h)),
+    "arcsine": ("free_add(Bernoulli(), Bernoulli())",
+                lambda: ops.free_add(fam.Bernoulli(), fam.Bernoulli())),
+    "semicircle+mp": ("free_add(Semicircle(0, 1), FreePoisson(1/2))",
+                      lambda: ops.free_add(fam.Semicircle(0, 1), fam.FreePoisson(_h))),
+}
+
+
+def _fmt(v, dps):
+    if dps is None:
+        return str(v)
+    return mpmath.nstr(v, dps)
+
+
+def table(law_name: str, order: int, dps: int | None, out=sys.stdout) -> None:
+    """Print the moment/cumulant table of a preset law (see :data:`PRESET_LAWS`)."""
+    desc, make = PRESET_LAWS[law_name]
+    law = make()
+    cols = {
+        "m_n": law.moments(order, dps=dps),
+        "free κ_n": law.free_cumulants(order, dps=dps),
+        "boolean b_n": law.boolean_cumulants(order, dps=dps),
+        "classical c_n": law.classical_cumulants(order, dps=dps),
+    }
+    mode = "exact" if dps is None else f"{dps} significant digits"
+    print(f"law: {desc}   ({mode})", file=out)
+    rows = [[str(n)] + [_fmt(cols[c][n], dps) for c in cols] for n in range(order + 1)]
+    header = ["n"] + list(cols)
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    print("  ".join(h.rjust(wd) for h, wd in zip(header, widths)), file=out)
+    for r in rows:
+        print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
+
+
+def _max_workers():
+    from freeprob.experiments.sweep import max_local_workers
+    return max_local_workers()
+
+
+#: ``--workers``: 1 to max(8, 2 × cores) local processes (freeprob.sweep.max_local_workers)
+_WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --scheduler for more")
+
+
+def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the same value"):
+    r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
+    ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
+    twice (:func:`freeprob._params.check_unique`, the check of
+    :class:`freeprob.verify.VerifySettings`, so the message is the same from Python).
+
+    ``what`` names the items for the message; ``key`` the normal form compared for
+    duplicates and ``same`` what two items with one normal form are; ``split`` the
+    tokenizer (default: split at commas); ``scalar``: one item is returned alone, not as
+    a 1-tuple."""
+    def parse(text):
+        tokens = (split or (lambda t: [x.strip() for x in t.split(",")]))(text)
+        if not tokens or not all(tokens):
+            raise argparse.ArgumentTypeError(f"expected {what}, comma-separated, none empty; got {text!r}")
+        values = tuple(item(t) if item else t for t in tokens)
+        try:
+            check_unique(values, "", key=key, same=same)
+        except FreeprobValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return values[0] if scalar and len(values) == 1 else values
+
+    return parse
+
+
+def _config_tokens(text):
+    """Comma-separated names; a custom ``name:d=..,heads=..`` keeps its own commas."""
+    items = []
+    for tok in (t.strip() for t in text.split(",")):
+        if not tok:
+            continue
+        starts_new = ":" in tok and "=" not in tok.split(":", 1)[0]     # "name:..." not "scheme=gqa:4"
+        if not starts_new and "=" in tok and items and ":" in items[-1]:
+            items[-1] += "," + tok
+        else:
+            items.append(tok)
+    return items
+
+
+def _scheme_key(text):
+    from freeprob.experiments.configs import parse_scheme
+    try:
+        return parse_scheme(text)
+    except FreeprobValueError:
+        return text                 # VerifySettings names the unknown scheme
+
+
+def _beta_key(text):
+    from freeprob.experiments.verify import _parse_beta
+    try:
+        return _parse_beta(text)
+    except FreeprobValueError:
+        return text                 # VerifySettings names the allowed range
+
+
+_size_list = _list_arg("integers ≥ 2", item=bounded_int(2), scalar=True)
+_beta_list = _list_arg("temperatures", key=_beta_key)
+def _config_key(text):
+    from freeprob.experiments.configs import config_identity
+    return config_identity(text)
+
+
+_config_list = _list_arg("configuration names", split=_config_tokens, key=_config_key,
+                         same="the same configuration name (compared ignoring case)")
+_scheme_list = _list_arg("scheme names", key=_scheme_key)
+_object_list = _list_arg("object names")
+
+
+def _add_no_figures(p, help_):
+    """``--no-figures``, also spelt ``--no-figure`` (hidden), on ``verify`` and ``readout``."""
+    p.add_argument("--no-figures", dest="no_figures", action="store_true", help=help_)
+    p.add_argument("--no-figure", dest="no_figures", action="store_true", help=argparse.SUPPRESS)
+
+
+def _add_verify(sub):
+    from freeprob.experiments.configs import MODEL_CONFIGS, SCHEME_CHOICES
+    from freeprob.experiments.verify import DEFAULT_MAX_N, OBJECT_LAWS, QUICK_MAX_N, QUICK_SEEDS
+
+    p = sub.add_parser(
+        "verify",
+        help="check the attention laws against finite-n softmax attention at public-model widths",
+        description="Softmax multi-head attention at public-model widths, its Gaussian equivalent and the "
+                    "exact limiting laws, side by side (Hayase & Karakida 2026, Table 2). A sweep over "
+                    "configurations × n × β × seeds, run in this process, on local Dask workers or on a Dask "
+                    "cluster; every finished cell goes to the SQLite store named by --out (with CSV/JSON, a "
+                    "text table and figures); an interrupted run resumes.",
+        epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
+               "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
+               "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
+               "--out freeprob-verify-example",
+    )
+    p.add_argument("--quick", action="store_true",
+                   help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
+                        "output in ./freeprob-verify-quick")
+    p.add_argument("--configs", type=_config_list, default=None,
+                   help="comma-separated configuration names (default: all seven)")
+    p.add_argument("--n", type=_size_list, default=None,
+                   help="tokens for every configuration, or a comma-separated list to sweep sizes "
+                        "(default: nominal n capped at --max-n)")
+    p.add_argument("--max-n", type=bounded_int(2), default=None,
+                   help=f"cap on the nominal n (default {DEFAULT_MAX_N}; --quick {QUICK_MAX_N})")
+    p.add_argument("--widths", choices=("scaled", "real"), default="scaled",
+                   help="reach a smaller n by scaling all widths (default) or keep the model's widths")
+    p.add_argument("--beta", type=_beta_list, default="1",
+                   help="inverse temperature β (exact decimal; default 1), or a comma-separated list to "
+                        "sweep temperatures (0.5,1,1.5)")
+    p.add_argument("--seeds", type=bounded_int(1), default=None,
+                   help=f"initialisations per configuration (default 10; --quick {QUICK_SEEDS})")
+    p.add_argument("--base-seed", type=bounded_int(0), default=2026, help="seed of the run (default 2026)")
+    p.add_argument("--schemes", type=_scheme_list, default=None,
+                   help="run every configuration under these schemes instead of its own: "
+                        + ", ".join(SCHEME_CHOICES))
+    p.add_argument("--objects", type=_object_list, default=("out",),
+                   help="objects to compare (default out): " + ", ".join(OBJECT_LAWS))
+    p.add_argument("--refinements", action="store_true",
+                   help="also run GE2 and GE + key-norm term (docs/theory.md §7) and report the gap each closes")
+    p.add_argument("--uncoupled", action="store_true",
+                   help="draw GE independently of softmax (default: same Q, K, V, W_O)")
+    p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
+                   help="value/output weight distribution (default gaussian)")
+    p.add_argument("--out", default=None,
+                   help="the result store: a .sqlite, .sqlite3 or .db file (reports go to the same path "
+                        "without the suffix) or a directory holding results.sqlite and the reports (default "
+                        "./freeprob-verify, --quick ./freeprob-verify-quick)")
+    p.add_argument("--workers", type=_WORKERS_ARG, default=None,
+                   help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
+    _add_no_figures(p, "skip the figures (figures/ is then not created, and figures of an earlier run are "
+                       "removed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--points", type=bounded_int(50), default=None,
+                   help="density points per support interval of each exact law (default 1000; --quick 400; "
+                        "above freeprob.cost.MAX_POINTS needs --force)")
+    p.add_argument("--force", action="store_true",
+                   help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
+                        "the memory, more than freeprob.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
+                        "report files in the report directory that freeprob did not write")
+
+
+def _refuse_stdout_out(path, what):
+    """``--out -``: the results are a SQLite store and report files, not one stream."""
+    if path == STDOUT:
+        raise FreeprobValueError(f"--out names {what} (the SQLite result store and the reports); '-' "
+                                 "(standard output) is not one: the table is printed anyway, and `freeprob "
+                                 "sweep export DB --csv -` prints the stored results")
+
+
+def verify_command(args, out=None) -> int:
+    """Run ``freeprob verify`` from parsed arguments; exit status 0, or 1 if an exact law
+    could not be tabulated (its columns are then "n/a" and a note says why)."""
+    from freeprob.experiments.verify import DEFAULT_MAX_N, QUICK_MAX_N, QUICK_SEEDS, VerifySettings, verify
+
+    kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
+              schemes=args.schemes, objects=args.objects, refinements=args.refinements,
+              coupled=not args.uncoupled, weights=args.weights,
+              figures=not args.no_figures)
+    if args.configs is not None:
+        kw["configs"] = args.configs
+    kw["max_n"] = args.max_n or (QUICK_MAX_N if args.quick else DEFAULT_MAX_N)
+    kw["seeds"] = args.seeds or (QUICK_SEEDS if args.quick else 10)
+    kw["points"] = args.points or (400 if args.quick else 1000)
+    if args.out is not None and not args.out.strip():
+        raise FreeprobValueError("--out must name a .sqlite file or a directory; got an empty string")
+    _refuse_stdout_out(args.out, "a .sqlite file or a directory")
+    kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
+    if args.workers is not None and args.scheduler is not None:
+        raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
+    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout,
+                 workers=args.workers, scheduler=args.scheduler, force=args.force)
+    return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
+
+
+def _add_readout(sub):
+    from freeprob.experiments.comparisons import COMPARISONS
+
+    p = sub.add_parser(
+        "readout",
+        help="the paper's readout comparisons (§5, appendix D): exact predictions vs softmax training",
+        description="Run one of the paper's readout comparisons (or all): the prediction from the exact "
+                    "laws next to finite-n softmax features (mean ± 95% interval over initialisations) and "
+                    "the paper's figure. Prints the table and writes NAME.txt, NAME.json and NAME.png to "
+                    "--out; a finished comparison with the same settings is not recomputed (--force does). "
+                    "Every measured initialisation is a sweep cell stored in --out/results.sqlite as it "
+                    "finishes (in this process, on --workers local Dask processes or on a --scheduler "
+                    "cluster), so an interrupted comparison resumes.",
+        epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
+               + ". example: freeprob readout list",
+    )
+    p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
+                   help="comparison to run, 'all', or 'list' to name them")
+    p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
+    p.add_argument("--n", type=bounded_int(2), default=None, help="tokens (default: per comparison)")
+    p.add_argument("--seeds", type=bounded_int(2), default=None,
+                   help="initialisations (default: per comparison)")
+    p.add_argument("--out", default="freeprob-readout",
+                   help="output directory: NAME.txt/.json/.png and results.sqlite, the store of every measured "
+                        "initialisation (default ./freeprob-readout)")
+    _add_no_figures(p, "skip the figures (a figure of an earlier run is removed)")
+    p.add_argument("--force", action="store_true",
+                   help="recompute the comparison even if a finished result is stored (measured initialisations "
+                        "already in results.sqlite are still reused), run sizes above the cost limits "
+                        "(an initialisation estimated above 10 min or beyond the memory), and overwrite report "
+                        "files in --out that freeprob did not write")
+    p.add_argument("--workers", type=_WORKERS_ARG, default=None,
+                   help="local Dask worker processes (default 1, in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
+
+
+def readout_command(args, out=None) -> int:
+    """Run ``freeprob readout``: each comparison's table to ``out`` (stdout) and its files to
+    ``--out`` as soon as it finishes; stored results with the same settings are reused.  The
+    measured initialisations run as sweep cells (this process, ``--workers`` local Dask
+    processes or a ``--scheduler`` cluster), each stored in ``--out/results.sqlite`` as it
+    finishes, so an interrupted comparison resumes without recomputing them."""
+    import contextlib
+    import json
+    from pathlib import Path
+
+    from freeprob.experiments.comparisons import COMPARISONS, check_comparison, run_comparison
+    from freeprob.experiments.cost import allow_large
+    from freeprob.experiments.store import (
+        DB_SUFFIXES,
+        ResultStore,
+        StoreError,
+        check_creatable,
+        code_version,
+        refuse_store_targets,
+        store_path,
+    )
+    from freeprob.experiments.reports import ReportDir
+    from freeprob.experiments.sweep import Executor, SchedulerError, check_executor, interruption
+
+    out = out if out is not None else sys.stdout
+    if args.name == "list":
+        for k, (_, d) in COMPARISONS.items():
+            print(f"{k:18s} {d}", file=out)
+        return 0
+    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
+    if workers is not None and scheduler is not None:
+        raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
+    workers = workers if workers is not None or scheduler else 1
+    check_executor(workers, scheduler)          # refused runs create nothing
+    if not args.out.strip():
+        raise FreeprobValueError("--out must name a directory (it holds the reports and results.sqlite); "
+                                 "got an empty string")
+    _refuse_stdout_out(args.out, "a directory")
+    outdir = Path(args.out)
+    if outdir.exists() and not outdir.is_dir():
+        raise FreeprobValueError(f"--out {args.out!r} is a file; it must name a directory")
+    if outdir.suffix.lower() in DB_SUFFIXES and not outdir.is_dir():
+        raise FreeprobValueError(f"--out {args.out!r} looks like a database file; for readout it names a "
+                                 "directory (the store is written to DIR/results.sqlite)")
+    check_creatable(outdir)
+    names = list(COMPARISONS) if args.name == "all" else [args.name]
+    files = {name: [f"{name}.{ext}" for ext in ("txt", "json", "png")] for name in names}
+    writes = {name: files[name][:2 if args.no_figures else 3] for name in names}     # what a run writes
+    refuse_store_targets([("report", outdir / f) for name in names for f in files[name]], outdir, who="readout")
+    reports = ReportDir(outdir, store_path(outdir), who="readout", force=args.force)
+    reports.check([])                           # the reports of another store: refused before anything
+    settings = dict(quick=args.quick, n=args.n, seeds=args.seeds)
+
+    def reusable(name):
+        """A finished result of these settings, computed by this code, with its files (written
+        by freeprob: listed in the report directory's manifest)."""
+        stored = outdir / f"{name}.json"
+        if args.force or not all(reports.owns(f) and (outdir / f).is_file() for f in writes[name]):
+            return False
+        try:
+            data = json.loads(stored.read_text(encoding="utf-8")).get("data", {})
+        except (OSError, ValueError, AttributeError):
+            return False
+        return data.get("settings") == settings and data.get("code_version") == code_version()
+
+    todo = [name for name in names if not reusable(name)]
+    # settings a comparison does not allow (n range, divisibility, seeds) and sizes above the cost
+    # limits (freeprob.cost; --force lifts them): refused before anything is created; of several
+    # comparisons the others still run
+    failed = []
+    for name in list(todo):
+        try:
+            check_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, workers=workers,
+                             scheduler=scheduler, force=args.force)
+        except FreeprobValueError as exc:
+            if len(names) == 1:
+                raise FreeprobValueError(f"readout {name}: {exc}") from None
+            print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
+            failed.append(name)
+            todo.remove(name)
+    if len(failed) == len(names):
+        raise FreeprobValueError(f"readout: all {len(names)} comparisons refused the settings (see above); "
+                                 "nothing was run")
+    # report files freeprob did not write: refused before anything is computed or created
+    reports.check([f for name in todo for f in writes[name]])
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(reports)                # on every exit path: no empty folder left
+        executor = None
+        if todo:          # started before anything is created: an unreachable scheduler leaves nothing behind
+            executor = stack.enter_context(Executor(workers=workers, scheduler=scheduler))
+            print(f"readout: measured cells run in {executor.description}; stored in {store_path(outdir)}",
+                  file=sys.stderr, flush=True)
+        reports.open()                                # fail before computing, not after
+        store = stack.enter_context(ResultStore(store_path(outdir)))      # a bad store fails here
+        for name in names:
+            if name in failed:
+                continue
+            if name not in todo:
+                stored = outdir / f"{name}.json"
+                print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
+                print(f"(stored result {stored}; --force recomputes)\n", file=out)
+                continue
+            reports.begin(files[name])       # the previous reports of this comparison go: none stale
+            try:
+                with allow_large() if args.force else contextlib.nullcontext():     # --force: any size
+                    comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
+                                          executor=executor,
+                                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+            except (StoreError, SchedulerError):
+                raise
+            except KeyboardInterrupt as exc:      # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+                print(f"freeprob: readout {name}: {interruption(exc)[0]}; its finished cells are stored in "
+                      f"{store.path} and a rerun resumes", file=sys.stderr, flush=True)
+                raise
+            except FreeprobValueError as exc:
+                if len(names) == 1:
+                    raise FreeprobValueError(f"readout {name}: {exc}") from None
+                print(f"freeprob: error: readout {name}: {exc}; skipped", file=sys.stderr, flush=True)
+                failed.append(name)
+                continue
+            comp.data["settings"] = settings
+            comp.data["code_version"] = code_version()        # a result of other code is recomputed
+            if args.no_figures:
+                comp.plot = None
+            paths = comp.write(outdir, reports=reports)
+            print(comp.table(), file=out)
+            sw = comp.sweep
+            print("wrote " + ", ".join(str(p) for p in paths), file=out)
+            print(f"cells: {sw['computed']} computed, {sw['resumed']} already stored (sweep {sw['name']} in "
+                  f"{sw['store']})\n", file=out, flush=True)
+    if failed:
+        print(f"freeprob: readout: {len(failed)} of {len(names)} comparisons refused the settings: "
+              f"{', '.join(failed)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="freeprob",
+        description="Exact free probability: moments, cumulants and transforms of spectral laws; "
+                    "verification of the multi-head attention laws against sampled spectra.",
+    )
+    sub = parser.add_subparsers(dest="command")
+    _add_verify(sub)
+    _add_readout(sub)
+    add_sweep_command(sub)
+    add_law_commands(sub)
+    p = sub.add_parser(
+        "table",
+        help="print moments and free/boolean/classical cumulants of a law",
+        description="Print the moments and the free, boolean and classical cumulants of a preset law.",
+        epilog="example: freeprob table --law arcsine --order 10 --dps 20",
+    )
+    p.add_argument("--law", default="mp-product", choices=sorted(PRESET_LAWS),
+                   help="preset law (default: mp-product = " + PRESET_LAWS["mp-product"][0] + ")")
+    p.add_argument("--order", type=ORDER_ARG, default=8, help="highest order (default 8)")
+    p.add_argument("--dps", type=DPS_ARG, default=None,
+                   help="decimal digits (default: exact rationals/expressions)")
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``freeprob`` console script; returns the exit status.  SIGTERM
+    (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
+    finished cells kept, the store closed, a cluster shut down; exit status 143
+    (:func:`freeprob.sweep.sigterm_as_interrupt`)."""
+    from freeprob.experiments.sweep import sigterm_as_interrupt
+    with sigterm_as_interrupt():
+        return _main(argv)
+
+
+def _main(argv):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        if args.command == "verify":
+            status = verify_command(args)
+        elif args.command == "readout":
+            status = readout_command(args)
+        elif args.command == "sweep":
+            status = run_sweep_command(args)
+        elif args.command in LAW_COMMANDS:
+            status = run_law_command(args)
+        else:
+            table(args.law, args.order, args.dps)
+            status = 0
+        sys.stdout.flush()           # a reader that went away is seen here, not in the flush at exit
+        return status
+    except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+        from freeprob.experiments.sweep import interruption
+        word, status = interruption(exc)
+        if args.command != "readout":      # readout_command names the comparison and its store itself
+            print(f"freeprob: {word}" + ("; finished cells are kept and a rerun resumes"
+                                         if args.command == "verify" else ""), file=sys.stderr)
+        return status
+    except BrokenPipeError:
+        # the reader went away (`freeprob sweep show DB | head -1`): what it wanted was
+        # printed, so stop quietly with status 0 (BROKEN_PIPE_STATUS), in every command;
+        # stdout goes to devnull, as the Python documentation recommends, so that the
+        # final flush at exit does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):        # no real descriptor (stdout replaced in process)
+            pass
+        return BROKEN_PIPE_STATUS
+    except OSError as exc:
+        kept = ("finished cells are kept and a rerun resumes" if args.command == "verify" else
+                "finished comparisons are kept in --out" if args.command == "readout" else "")
+        print(f"freeprob: error: cannot write {exc.filename or ''}: {exc.strerror or exc}"
+              + (f"; {kept}" if kept else ""), file=sys.stderr)
+        return 2
+    except (FreeprobValueError, PrecisionError) as exc:
+        print(f"freeprob: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

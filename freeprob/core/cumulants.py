@@ -1,0 +1,205 @@
+r"""Moments ↔ free, boolean and classical cumulants by the generating-function route.
+
+Conventions (see :mod:`freeprob.conventions`): sequences are indexed by order,
+``m = (m_0 = 1, m_1, …, m_k)`` and ``κ = (κ_0 = 0, κ_1, …, κ_k)``, with
+
+* free cumulants: ``M(z) = C(z M(z))``, where ``M(z) = Σ_{n≥0} m_n z^n`` and
+  ``C(w) = 1 + Σ_{n≥1} κ_n w^n`` ([NS06]_, Lecture 16, Thm. 16.15 / Remark 16.18).
+  Writing ``f(z) = z M(z)``, the relation reads ``f^{<-1>}(w) = w / C(w)``, so both
+  directions are one series reversion (FLINT's fast kernel for rationals);
+* boolean cumulants: ``η(z) = Σ_{n≥1} b_n z^n = 1 − 1/M(z)`` (Speicher & Woroudi 1997,
+  [SW97]_);
+* classical cumulants: ``Σ_{n≥1} c_n z^n/n! = log Σ_{n≥0} m_n z^n/n!``.
+
+The independent, combinatorial route (sums over non-crossing, interval and all set
+partitions) is in :mod:`freeprob.partitions`; the tests check that both agree.
+
+Examples
+--------
+>>> from freeprob import moments_to_free_cumulants, free_cumulants_to_moments
+>>> free_cumulants_to_moments([0, 0, 1, 0, 0, 0, 0])      # semicircle: Catalan numbers
+(1, 0, 1, 0, 2, 0, 5)
+>>> moments_to_free_cumulants([1, 1, 2, 5, 14])          # free Poisson(1): all κ_n = 1
+(0, 1, 1, 1, 1)
+>>> from freeprob import moments_to_classical_cumulants
+>>> moments_to_classical_cumulants([1, 0, 1, 0, 3, 0, 15])  # standard Gaussian
+(0, 0, 1, 0, 0, 0, 0)
+
+References
+----------
+.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*,
+   Cambridge University Press, 2006.
+.. [SW97] R. Speicher, R. Woroudi, Boolean convolution, Fields Inst. Commun. 12 (1997).
+"""
+from __future__ import annotations
+
+import math
+
+from freeprob.core.coefficients import CoefficientRing
+from freeprob.errors import FreeprobValueError
+from freeprob.core.series import TruncatedSeries, _infer_ring
+
+__all__ = [
+    "moments_to_free_cumulants",
+    "free_cumulants_to_moments",
+    "moments_to_boolean_cumulants",
+    "boolean_cumulants_to_moments",
+    "moments_to_classical_cumulants",
+    "classical_cumulants_to_moments",
+]
+
+
+# -- ring-level kernels (lists of ring elements, index = order) ------------------
+def free_cumulants_from_moments(ring: CoefficientRing, m: list) -> list:
+    """κ_0..κ_k from m_0..m_k (``m[0] == 1``), all in ``ring``."""
+    k = len(m) - 1
+    if k == 0:
+        return [ring.zero]
+    f = TruncatedSeries._raw([ring.zero] + list(m), k + 2, ring)      # z M(z)
+    g = f.reversion()                                                 # w / C(w)
+    C = g.shift(-1).inverse()
+    return [ring.zero] + list(C._c[1:k + 1])
+
+
+def moments_from_free_cumulants(ring: CoefficientRing, kappa: list) -> list:
+    """m_0..m_k from κ_0..κ_k (``κ_0`` ignored), all in ``ring``."""
+    k = len(kappa) - 1
+    if k == 0:
+        return [ring.one]
+    C = TruncatedSeries._raw([ring.one] + list(kappa[1:]), k + 1, ring)
+    g = C.inverse().shift(1)                                          # w / C(w)
+    f = g.reversion()                                                 # z M(z)
+    return list(f._c[1:k + 2])
+
+
+def boolean_cumulants_from_moments(ring: CoefficientRing, m: list) -> list:
+    k = len(m) - 1
+    M = TruncatedSeries._raw(list(m), k + 1, ring)
+    eta = 1 - M.inverse()
+    return [ring.zero] + list(eta._c[1:])
+
+
+def moments_from_boolean_cumulants(ring: CoefficientRing, b: list) -> list:
+    k = len(b) - 1
+    eta = TruncatedSeries._raw([ring.zero] + list(b[1:]), k + 1, ring)
+    return list((1 - eta).inverse()._c)
+
+
+def classical_cumulants_from_moments(ring: CoefficientRing, m: list) -> list:
+    k = len(m) - 1
+    with ring.context():
+        egf = [m[n] / ring.convert(math.factorial(n)) for n in range(k + 1)]
+    L = TruncatedSeries._raw(egf, k + 1, ring).log()
+    with ring.context():
+        return [ring.zero] + [L._c[n] * ring.convert(math.factorial(n)) for n in range(1, k + 1)]
+
+
+def moments_from_classical_cumulants(ring: CoefficientRing, c: list) -> list:
+    k = len(c) - 1
+    with ring.context():
+        egf = [ring.zero] + [c[n] / ring.convert(math.factorial(n)) for n in range(1, k + 1)]
+    E = TruncatedSeries._raw(egf, k + 1, ring).exp()
+    with ring.context():
+        return [E._c[n] * ring.convert(math.factorial(n)) for n in range(k + 1)]
+
+
+# -- public functions on plain sequences -----------------------------------------
+def _prepare(seq, who, first, first_name):
+    if isinstance(seq, str | bytes):
+        raise FreeprobValueError(f"{who}: expected a sequence of numbers indexed by order; got the string {seq!r}")
+    try:
+        seq = list(seq)
+    except TypeError as exc:
+        raise FreeprobValueError(f"{who}: expected a sequence indexed by order; got {seq!r}") from exc
+    if not seq:
+        raise FreeprobValueError(f"{who}: the sequence is empty; it must start with {first_name}")
+    try:
+        ring = _infer_ring(seq)
+        vals = [ring.convert(v) for v in seq]
+    except FreeprobValueError as exc:
+        raise FreeprobValueError(f"{who}: {exc}") from exc
+    if not ring.is_zero(vals[0] - ring.convert(first)):
+        raise FreeprobValueError(
+            f"{who}: entry 0 must be {first_name} = {first} (sequences are indexed by "
+            f"order); got {seq[0]!r}"
+        )
+    return ring, vals
+
+
+def _output(ring, vals):
+    if ring.exact:
+        return tuple(ring.to_sympy(v) for v in vals)
+    return tuple(vals)
+
+
+def _public(kernel, who, first, first_name, doc):
+    def fn(seq):
+        ring, vals = _prepare(seq, who, first, first_name)
+        with ring.context():
+            return _output(ring, kernel(ring, vals))
+
+    fn.__name__ = who
+    fn.__qualname__ = who
+    fn.__doc__ = doc
+    return fn
+
+
+_DOC = r"""Convert {src} to {dst} ({route}).
+
+Parameters
+----------
+seq : sequence
+    ``({s0}, {s}_1, …, {s}_k)``, indexed by order; exact numbers (int, Fraction,
+    sympy Rational or expressions with symbols) or mpmath numbers.
+
+Returns
+-------
+tuple
+    ``({d0}, {d}_1, …, {d}_k)``: sympy numbers/expressions for exact input, mpmath
+    numbers (at the current ``mp.dps``) for mpmath input.
+
+Raises
+------
+FreeprobValueError
+    If ``seq`` is empty, entry 0 is not {s0}, or an entry is a float.
+
+Notes
+-----
+{note}  Source: {source}.
+"""
+
+_FREE_NOTE = ("Generating functions: ``M(z) = C(z M(z))``; computed by one series "
+              "reversion of ``z M(z)``.")
+_BOOL_NOTE = "Generating functions: ``1 − 1/M(z) = Σ b_n z^n``."
+_CLASS_NOTE = "Exponential generating functions: ``log Σ m_n z^n/n! = Σ c_n z^n/n!``."
+
+moments_to_free_cumulants = _public(
+    free_cumulants_from_moments, "moments_to_free_cumulants", 1, "m_0",
+    _DOC.format(src="moments", dst="free cumulants", route="free moment–cumulant formula",
+                s0="m_0 = 1", s="m", d0="κ_0 = 0", d="κ", note=_FREE_NOTE,
+                source="[NS06] Lecture 11 (Def. 11.3) and Thm. 16.15"))
+free_cumulants_to_moments = _public(
+    moments_from_free_cumulants, "free_cumulants_to_moments", 0, "κ_0",
+    _DOC.format(src="free cumulants", dst="moments", route="free moment–cumulant formula",
+                s0="κ_0 = 0", s="κ", d0="m_0 = 1", d="m", note=_FREE_NOTE,
+                source="[NS06] Lecture 11 (Def. 11.3) and Thm. 16.15"))
+moments_to_boolean_cumulants = _public(
+    boolean_cumulants_from_moments, "moments_to_boolean_cumulants", 1, "m_0",
+    _DOC.format(src="moments", dst="boolean cumulants", route="interval partitions",
+                s0="m_0 = 1", s="m", d0="b_0 = 0", d="b", note=_BOOL_NOTE,
+                source="Speicher & Woroudi 1997 [SW97]"))
+boolean_cumulants_to_moments = _public(
+    moments_from_boolean_cumulants, "boolean_cumulants_to_moments", 0, "b_0",
+    _DOC.format(src="boolean cumulants", dst="moments", route="interval partitions",
+                s0="b_0 = 0", s="b", d0="m_0 = 1", d="m", note=_BOOL_NOTE,
+                source="Speicher & Woroudi 1997 [SW97]"))
+moments_to_classical_cumulants = _public(
+    classical_cumulants_from_moments, "moments_to_classical_cumulants", 1, "m_0",
+    _DOC.format(src="moments", dst="classical cumulants", route="all set partitions",
+                s0="m_0 = 1", s="m", d0="c_0 = 0", d="c", note=_CLASS_NOTE,
+                source="[NS06] Lecture 11, Remark 11.9 (classical case)"))
+classical_cumulants_to_moments = _public(
+    moments_from_classical_cumulants, "classical_cumulants_to_moments", 0, "c_0",
+    _DOC.format(src="classical cumulants", dst="moments", route="all set partitions",
+                s0="c_0 = 0", s="c", d0="m_0 = 1", d="m", note=_CLASS_NOTE,
+                source="[NS06] Lecture 11, Remark 11.9 (classical case)"))

@@ -1,0 +1,449 @@
+r"""Distances between sampled spectra and between a spectrum and an exact law.
+
+The comparison layer of ``freeprob verify`` (above the exact core and the sampler; float64).
+
+Definitions (theory.md §5; the paper's exact definitions are not stated, so these are
+ours and every output says so):
+
+* **relative W1, two samples** ``a`` (e.g. softmax) and ``b`` (e.g. GE) of equal size:
+  ``W1(a, b)/mean(b)`` over **all** eigenvalues (top ones included); ``W1`` from
+  :func:`scipy.stats.wasserstein_distance`.
+* **KS, two samples**: :func:`scipy.stats.ks_2samp` statistic ``sup_x |F_a − F_b|``.
+* **relative W1, sample vs law**: ``∫ |F_emp(x) − F(x)| dx / m1`` with ``m1`` the law's
+  exact mean; integrated exactly with ``F`` linear between the merged sample points and a
+  fine grid of the tabulated ``F`` (below).
+* **KS, sample vs law**: ``sup_x |F_emp(x) − F(x)|``, evaluated on both sides of every
+  sample point and every atom (so atoms, e.g. the zero eigenvalues of a low-rank Gram
+  against an atom of the law at 0, are handled; :func:`scipy.stats.kstest` assumes a
+  continuous ``F``).
+* **a sampled eigenvalue on an atom**: every distance first applies
+  :func:`snap_to_atoms`: an eigenvalue within ``ATOM_RTOL·max|λ|`` (``1e-9·max|λ|``) of
+  an atom location of the law (two samples: of 0) is set exactly onto it, since a float64
+  eigensolver returns the structural zeros of a rank-deficient Gram as 0 ± ~n·eps·max|λ|
+  (docs/theory.md §9).
+* **relative moment error**: ``(m̂_k − m_k)/m_k``, ``m̂_k = mean(λ^k)``.
+
+:class:`TabulatedLaw` tabulates an exact :class:`~freeprob.law.Law` once (density on a
+grid clustered at every support edge, cumulative integral, exact atoms) to an absolute
+cdf accuracy far below the distances being measured (checked: total mass ``= 1 ± 10⁻⁶``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import interpolate, stats
+
+from freeprob.errors import FreeprobValueError, PrecisionError
+from freeprob.sampler.spectra import empirical_moments
+
+__all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_moment_errors",
+           "spectrum_moments", "snap_to_atoms", "MASS_TOLERANCE", "ATOM_RTOL"]
+
+#: Largest accepted ``|continuous mass + atoms − 1|`` of a tabulated law.
+MASS_TOLERANCE = 1e-6
+#: A sampled eigenvalue within ``ATOM_RTOL·max|λ|`` of an atom location sits on the atom
+#: (:func:`snap_to_atoms`).
+ATOM_RTOL = 1e-9
+
+
+def _spectrum(values, what="eigenvalues"):
+    a = np.asarray(values, dtype=float)
+    if a.ndim != 1 or a.size == 0:
+        raise FreeprobValueError(f"{what} must be a non-empty 1-d array; got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise FreeprobValueError(f"{what} contain NaN or infinite values")
+    return np.sort(a)
+
+
+def snap_to_atoms(eigenvalues, locations=(0.0,)):
+    r"""Sampled eigenvalues that sit on an atom of a law, set exactly onto it.
+
+    The one place where a sampled spectrum meets an atom (every distance of this module
+    and the figures of ``freeprob verify`` go through it): an eigenvalue ``λ_i`` with
+    ``|λ_i − a| ≤ ATOM_RTOL · max_j |λ_j|`` (``ATOM_RTOL = 1e-9``) for an atom location
+    ``a`` becomes exactly ``a``.
+
+    Why this tolerance: a backward-stable float64 symmetric eigensolver (LAPACK
+    ``syevd``) returns every eigenvalue of an ``n × n`` Gram ``G`` with absolute error
+    ``≲ n·eps·‖G‖₂ = n·eps·max|λ|`` (``eps = 2.2·10⁻¹⁶``), so the structural zeros of a
+    rank-deficient Gram come out as a mix of ``0.0`` (:mod:`freeprob.sampler` clips the
+    negative ones) and ``±10⁻¹⁵``-ish values; ``1e-9`` is above that bound for every
+    ``n ≤ 4·10⁶``.  A genuine eigenvalue of the continuous part so close to the atom is
+    moved by at most ``1e-9·max|λ|``, which changes KS by at most the law's mass within
+    that window (of order ``√(1e-9) ≈ 3·10⁻⁵`` even at an inverse-square-root hard edge,
+    far below the ``1/n`` resolution of an empirical cdf) and W1 by at most
+    ``1e-9·max|λ|``.  docs/theory.md §9 states the same rule.
+
+    Parameters
+    ----------
+    eigenvalues : array_like, 1-d, finite
+        A sampled spectrum (any order; the order is kept).  The scale ``max|λ|`` is taken
+        over this array: pass the whole spectrum when a part of it (e.g. the bulk without
+        an outlier) is compared afterwards.
+    locations : sequence of finite floats
+        Atom locations of the law (default ``(0.0,)``, the structural zeros; empty: the
+        spectrum is returned unchanged).
+
+    Returns
+    -------
+    ndarray, shape ``(n,)``, float64
+        A copy; values on an atom are exactly the location (``+0.0`` for 0).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``eigenvalues`` not a non-empty finite 1-d array; a non-finite location.
+
+    Examples
+    --------
+    >>> snap_to_atoms([-2e-16, 0.0, 3e-15, 0.25, 1.0]).tolist()
+    [0.0, 0.0, 0.0, 0.25, 1.0]
+    """
+    lam = np.array(eigenvalues, dtype=float)
+    if lam.ndim != 1 or lam.size == 0 or not np.all(np.isfinite(lam)):
+        raise FreeprobValueError(f"snap_to_atoms: eigenvalues must be a non-empty finite 1-d array; got "
+                                 f"shape {lam.shape}" + ("" if np.all(np.isfinite(lam)) else " with NaN/inf"))
+    locs = np.asarray(locations, dtype=float).ravel()
+    if not np.all(np.isfinite(locs)):
+        raise FreeprobValueError(f"snap_to_atoms: atom locations must be finite; got {locs.tolist()}")
+    tol = ATOM_RTOL * float(np.max(np.abs(lam)))
+    for a in locs:
+        lam[np.abs(lam - a) <= tol] = a + 0.0       # + 0.0: −0.0 becomes +0.0
+    return lam
+
+
+_P = 6
+
+
+def _edge_map(t):
+    """``u(t) = t^p/(t^p + (1 − t)^p)`` and ``u'(t)``, ``p = 6`` (clusters points at 0 and 1)."""
+    a, b = t ** _P, (1 - t) ** _P
+    s = a + b
+    return a / s, _P * (t * (1 - t)) ** (_P - 1) / (s * s)
+
+
+class TabulatedLaw:
+    r"""A law's distribution function, quantile function and density as float64 tables.
+
+    Built by :meth:`from_law` from an exact :class:`~freeprob.law.Law` with numeric
+    coefficients.  On each support interval ``(a, b)`` the density is evaluated at the
+    midpoints of ``x(t) = a + (b − a) u(t)``, ``u(t) = t^p/(t^p + (1 − t)^p)``, ``p = 6``,
+    ``t ∈ (0, 1)`` (points clustered at both edges: an edge singularity ``(x − a)^{-α}``
+    becomes ``t^{5 − 6α}`` in ``t``, integrable and smooth enough for the midpoint rule for
+    every ``α ≤ 4/5``, which covers square-root edges and the ``x^{-1/2}``, ``x^{-2/3}``
+    hard edges of products of Marchenko–Pastur laws), and integrated by the midpoint rule
+    with its second-difference correction (fourth order where the integrand is smooth);
+    the continuous cdf is the monotone cubic (PCHIP) through the nodes ``x(j/N)``.  Atoms are exact
+    (:meth:`~freeprob.law.Law.atoms`).
+
+    Attributes
+    ----------
+    nodes, cdf_nodes : ndarray
+        Knots of the continuous part of the cdf (increasing) and its values there.
+    atoms : ndarray, shape (k, 2)
+        ``(location, mass)`` rows.
+    moments : ndarray
+        Exact moments ``m_0 … m_K`` (as floats).
+    support : list of (a, b)
+    mass_defect : float
+        ``continuous mass + Σ atoms − 1`` as tabulated.
+    """
+
+    def __init__(self, nodes, cdf_nodes, atoms, moments, support, density_x, density_y,
+                 mass_defect=0.0, label=""):
+        self.nodes = np.asarray(nodes, dtype=float)
+        self.cdf_nodes = np.asarray(cdf_nodes, dtype=float)
+        if self.nodes.size > 1:     # edge-clustered nodes can coincide in float64: keep the last
+            keep = np.append(np.diff(self.nodes) > 0, True)
+            self.nodes, self.cdf_nodes = self.nodes[keep], np.maximum.accumulate(self.cdf_nodes[keep])
+        self.atoms = np.asarray(atoms, dtype=float).reshape(-1, 2)
+        self.moments = np.asarray(moments, dtype=float)
+        self.support = [tuple(map(float, ab)) for ab in support]
+        self.density_x = np.asarray(density_x, dtype=float)
+        self.density_y = np.asarray(density_y, dtype=float)
+        self.mass_defect = float(mass_defect)
+        self.label = label
+        self._pchip = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_law(cls, law, *, points=2000, moments=4, label=""):
+        r"""Tabulate ``law`` (numeric coefficients, e.g. the attention laws at a numeric β).
+
+        Parameters
+        ----------
+        law : freeprob.law.Law
+        points : int ≥ 50
+            Density evaluations per support interval (doubled once if the mass check
+            fails).
+        moments : int ≥ 1
+            Highest exact moment stored.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``law`` has free symbols, bad ``points``/``moments``, or an unbounded support.
+        PrecisionError
+            The tabulated mass differs from one by more than :data:`MASS_TOLERANCE`.
+        """
+        from freeprob.laws.law import Law
+        if not isinstance(law, Law):
+            raise FreeprobValueError(f"TabulatedLaw.from_law: expected a freeprob Law; got {type(law).__name__}")
+        if isinstance(points, bool) or not isinstance(points, int) or points < 50:
+            raise FreeprobValueError(f"TabulatedLaw.from_law: points must be an integer ≥ 50; got {points!r}")
+        if isinstance(moments, bool) or not isinstance(moments, int) or moments < 1:
+            raise FreeprobValueError(f"TabulatedLaw.from_law: moments must be an integer ≥ 1; got {moments!r}")
+        if law.free_symbols:
+            raise FreeprobValueError(
+                f"TabulatedLaw.from_law: the law has free symbols {sorted(map(str, law.free_symbols))}; "
+                "substitute numbers first")
+        support = [(float(a), float(b)) for a, b in law.support(dps=15)]
+        for a, b in support:
+            if not (math.isfinite(a) and math.isfinite(b)):
+                raise FreeprobValueError("TabulatedLaw.from_law: unbounded support is not tabulated")
+        atoms = [(float(x), float(m)) for x, m in law.atoms(dps=15)]
+        mom = [float(m) for m in law.moments(moments, dps=17)]
+        for attempt in range(2):
+            n_pts = points * (4 ** attempt)
+            nodes, cdf, dx, dy, mass = [], [], [], [], 0.0
+            for a, b in support:
+                t_mid = (np.arange(n_pts) + 0.5) / n_pts
+                u, du = _edge_map(t_mid)
+                x_mid = a + (b - a) * u
+                dens = np.array([float(v) for v in law.density(list(map(float, x_mid)), dps=15)])
+                w = dens * (b - a) * du / n_pts
+                # corrected midpoint rule: ∫_cell g ≈ h (g_i + (g_{i−1} − 2 g_i + g_{i+1})/24)
+                w[1:-1] += (w[:-2] - 2 * w[1:-1] + w[2:]) / 24
+                x_knot = a + (b - a) * _edge_map(np.arange(n_pts + 1) / n_pts)[0]
+                c = mass + np.concatenate([[0.0], np.cumsum(w)])
+                if nodes and x_knot[0] <= nodes[-1][-1]:
+                    x_knot, c = x_knot[1:], c[1:]
+                nodes.append(x_knot)
+                cdf.append(c)
+                dx.append(x_mid)
+                dy.append(dens)
+                mass = float(c[-1]) if len(c) else mass
+            defect = mass + sum(m for _, m in atoms) - 1.0
+            if abs(defect) <= MASS_TOLERANCE:
+                break
+        else:
+            raise PrecisionError(
+                f"TabulatedLaw.from_law: tabulated mass differs from 1 by {defect:.3g} "
+                f"(> {MASS_TOLERANCE}) with {n_pts} points per interval{' for ' + label if label else ''}")
+        if not nodes:
+            nodes, cdf, dx, dy = [np.zeros(0)], [np.zeros(0)], [np.zeros(0)], [np.zeros(0)]
+        return cls(np.concatenate(nodes), np.concatenate(cdf), atoms, mom, support,
+                   np.concatenate(dx), np.concatenate(dy), defect, label)
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        """A JSON-serialisable dict (see :meth:`from_dict`)."""
+        return dict(nodes=self.nodes.tolist(), cdf_nodes=self.cdf_nodes.tolist(),
+                    atoms=self.atoms.tolist(), moments=self.moments.tolist(), support=self.support,
+                    density_x=self.density_x.tolist(), density_y=self.density_y.tolist(),
+                    mass_defect=self.mass_defect, label=self.label)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TabulatedLaw":
+        """Inverse of :meth:`to_dict`."""
+        return cls(**data)
+
+    # ------------------------------------------------------------------ evaluation
+    @property
+    def mean(self) -> float:
+        """The exact first moment ``m1``."""
+        return float(self.moments[1])
+
+    @property
+    def upper_edge(self) -> float:
+        """Largest point of the support or atom locations (the predicted top of the bulk)."""
+        cands = [b for _, b in self.support] + [x for x, m in self.atoms if m > 0]
+        return max(cands) if cands else float("nan")
+
+    @property
+    def atom_locations(self):
+        """Locations of the atoms of positive mass (1-d array; what :func:`snap_to_atoms`
+        snaps a sampled spectrum onto)."""
+        return self.atoms[self.atoms[:, 1] > 0, 0]
+
+    def _continuous(self, x):
+        if self.nodes.size < 2:
+            return np.zeros_like(x)
+        if self._pchip is None:
+            self._pchip = interpolate.PchipInterpolator(self.nodes, self.cdf_nodes, extrapolate=False)
+        f = self._pchip(np.clip(x, self.nodes[0], self.nodes[-1]))
+        return np.where(x < self.nodes[0], 0.0, np.where(x > self.nodes[-1], self.cdf_nodes[-1], f))
+
+    def fine_nodes(self):
+        """The cdf nodes with 3 equally spaced points added in each cell (the grid on
+        which the cubic cdf is treated as piecewise linear by :meth:`quantile` and
+        :func:`law_distances`)."""
+        fine = self.nodes
+        if fine.size > 1:
+            fine = np.concatenate([(fine[:-1, None] + np.diff(fine)[:, None] * np.arange(4) / 4).ravel(),
+                                   fine[-1:]])
+        return fine
+
+    def cdf(self, x, *, left=False):
+        r"""``F(x) = μ((−∞, x])`` (``left=True``: ``μ((−∞, x))``), vectorised.
+
+        Raises ``FreeprobValueError`` for NaN arguments (``±inf`` give 0 and 1)."""
+        x = np.asarray(x, dtype=float)
+        if np.any(np.isnan(x)):
+            raise FreeprobValueError("TabulatedLaw.cdf: x contains NaN")
+        f = self._continuous(x)
+        for loc, mass in self.atoms:
+            f = f + mass * ((x > loc) if left else (x >= loc))
+        return f
+
+    @property
+    def cdf_tolerance(self) -> float:
+        """Accuracy claimed for the tabulated cdf: ``|mass_defect| + 10⁻¹²`` (the float64
+        rounding of the cumulative sums)."""
+        return abs(self.mass_defect) + 1e-12
+
+    def quantile(self, p):
+        r"""``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's ``ppf``) for
+        ``p`` in ``[0, 1]``, vectorised.
+
+        ``F`` is inverted linearly on :meth:`fine_nodes`; an atom is returned for every
+        ``p`` in its jump; ``Q(0)`` is the lowest point of the support or atom (exactly
+        ``0.0`` when that is 0), ``Q(1)`` the highest.  Where ``F`` is flat (a gap between
+        support intervals, the stretch before or after an atom) ``Q`` is the left end
+        ``x₀``: every ``p`` in ``[F(x₀), F(x₀) + τ]``, ``τ`` = :attr:`cdf_tolerance`, at
+        the right end ``x₀`` of a support interval or at an atom (the highest excepted)
+        gives exactly ``x₀``, since the tabulated ``F(x₀)`` is only accurate to ``τ``.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``p`` outside ``[0, 1]`` or NaN.
+        """
+        p = np.asarray(p, dtype=float)
+        if np.any((p < 0) | (p > 1)) or not np.all(np.isfinite(p)):
+            raise FreeprobValueError("TabulatedLaw.quantile: p must lie in [0, 1]")
+        fine = self.fine_nodes()
+        xs = np.union1d(fine, self.atoms[:, 0]) if self.atoms.size else fine
+        lo, hi = self.cdf(xs, left=True), self.cdf(xs)
+        pp = np.column_stack([lo, hi]).ravel()
+        xx = np.repeat(xs, 2)
+        pp = np.maximum.accumulate(pp)
+        i = np.clip(np.searchsorted(pp, p, side="left"), 1, pp.size - 1)   # first pp[i] ≥ p
+        p0, p1, x0, x1 = pp[i - 1], pp[i], xx[i - 1], xx[i]
+        frac = np.where(p1 > p0, (p - p0) / np.where(p1 > p0, p1 - p0, 1.0), 1.0)
+        q = np.where(p1 <= p, x1, x0 + np.clip(frac, 0.0, 1.0) * (x1 - x0))
+        ends = np.unique(np.concatenate([[b for _, b in self.support], self.atom_locations]))[:-1]
+        for end, c in zip(ends, self.cdf(ends)):          # ascending: a later window wins
+            q = np.where((p >= c) & (p <= c + self.cdf_tolerance), end, q)
+        return np.where(p <= pp[0], xx[0], q)
+
+    def density(self, x):
+        """The density of the continuous part, interpolated linearly from the tabulated
+        values (for figures).  Raises ``FreeprobValueError`` for NaN arguments."""
+        x = np.asarray(x, dtype=float)
+        if np.any(np.isnan(x)):
+            raise FreeprobValueError("TabulatedLaw.density: x contains NaN")
+        if self.density_x.size == 0:
+            return np.zeros_like(x)
+        out = np.interp(x, self.density_x, self.density_y, left=0.0, right=0.0)
+        inside = np.zeros(x.shape, dtype=bool)
+        for a, b in self.support:
+            inside |= (x >= a) & (x <= b)
+        return np.where(inside, out, 0.0)
+
+
+# ---------------------------------------------------------------------- distances
+
+def spectrum_moments(eigenvalues, order=4):
+    r"""``[mean(λ^0), …, mean(λ^order)]`` of a spectrum (float64)."""
+    return np.concatenate([[1.0], empirical_moments(_spectrum(eigenvalues), order)])
+
+
+def relative_moment_errors(eigenvalues, reference, order=4):
+    r"""``(m̂_k − m_k)/m_k`` for ``k = 1 … order``; ``reference`` is either exact moments
+    ``m_0 … m_order`` (a sequence) or another spectrum (1-d array of eigenvalues of the
+    same length as ``eigenvalues``)."""
+    got = spectrum_moments(eigenvalues, order)
+    ref = np.asarray(reference, dtype=float)
+    if ref.shape == np.shape(eigenvalues) and ref.size != order + 1:
+        ref = spectrum_moments(ref, order)
+    if ref.size < order + 1:
+        raise FreeprobValueError(f"relative_moment_errors: need reference moments up to order {order}")
+    return (got[1:order + 1] - ref[1:order + 1]) / ref[1:order + 1]
+
+
+def two_sample_distances(a, b):
+    r"""Relative W1 (``W1(a, b)/mean(b)``) and KS distance between two spectra.
+
+    In each sample the eigenvalues within ``1e-9·max|λ|`` of 0 are first set to exactly 0
+    (:func:`snap_to_atoms`), so that the structural zeros of rank-deficient Grams, which a
+    float64 eigensolver returns as a mix of ``0.0`` and ``±10⁻¹⁵``, meet as one atom in both.
+
+    Parameters
+    ----------
+    a, b : 1-d arrays of eigenvalues (any lengths; all eigenvalues are used)
+
+    Returns
+    -------
+    dict with ``relW1``, ``KS`` (fractions, not percent)
+
+    Raises
+    ------
+    FreeprobValueError
+        Empty or non-finite input, or ``mean(b) ≤ 0``.
+    """
+    a, b = (np.sort(snap_to_atoms(_spectrum(v))) for v in (a, b))
+    mb = float(np.mean(b))
+    if not mb > 0:
+        raise FreeprobValueError("two_sample_distances: the reference spectrum b must have a positive mean")
+    return dict(relW1=float(stats.wasserstein_distance(a, b)) / mb,
+                KS=float(stats.ks_2samp(a, b, method="asymp").statistic))
+
+
+def law_distances(eigenvalues, law: TabulatedLaw):
+    r"""Relative W1 and KS distance between a spectrum and a tabulated law.
+
+    ``relW1 = ∫|F_emp − F| dx / m1`` (``m1`` the law's exact mean), integrated exactly
+    between the merged sample points and :meth:`TabulatedLaw.fine_nodes` (``F_emp``
+    constant, ``F`` linear on each piece; the pieces are at most a quarter of a cdf cell).
+    ``KS = sup_x |F_emp(x) − F(x)|`` over both one-sided limits at every sample point and
+    atom.  Eigenvalues within ``1e-9·max|λ|`` of an atom of the law are first set exactly
+    onto it (:func:`snap_to_atoms`; the structural zeros of a rank-deficient Gram come out
+    of a float64 eigensolver as ``0.0`` and ``±10⁻¹⁵``, and only exact equality counts in
+    ``F_emp`` at the atom).
+
+    Returns
+    -------
+    dict with ``relW1``, ``KS`` (fractions)
+
+    Raises
+    ------
+    FreeprobValueError
+        Empty or non-finite eigenvalues; a law with non-positive mean.
+    """
+    lam = _spectrum(eigenvalues)
+    if not isinstance(law, TabulatedLaw):
+        raise FreeprobValueError(f"law_distances: expected a TabulatedLaw (TabulatedLaw.from_law(law)); got "
+                                 f"{type(law).__name__}")
+    lam = np.sort(snap_to_atoms(lam, law.atom_locations))
+    if not law.mean > 0:
+        raise FreeprobValueError("law_distances: the law must have a positive mean")
+    n = lam.size
+    # KS: both one-sided limits at every sample point and atom
+    pts = np.union1d(lam, law.atoms[:, 0]) if law.atoms.size else np.unique(lam)
+    emp_r = np.searchsorted(lam, pts, side="right") / n
+    emp_l = np.searchsorted(lam, pts, side="left") / n
+    ks = float(max(np.max(np.abs(emp_r - law.cdf(pts))), np.max(np.abs(emp_l - law.cdf(pts, left=True)))))
+    # W1: F_emp is constant and F linear between consecutive merged points
+    xs = np.union1d(pts, law.fine_nodes())
+    f0 = law.cdf(xs)                                  # value just right of xs[j]
+    f1 = law.cdf(xs[1:], left=True)                   # value just left of xs[j+1]
+    c = np.searchsorted(lam, xs[:-1], side="right") / n
+    d0, d1 = f0[:-1] - c, f1 - c
+    h = np.diff(xs)
+    same = d0 * d1 >= 0
+    area = np.where(same, h * (np.abs(d0) + np.abs(d1)) / 2,
+                    h * (d0 * d0 + d1 * d1) / (2 * np.where(same, 1.0, np.abs(d0) + np.abs(d1))))
+    w1 = float(np.sum(area))
+    return dict(relW1=w1 / law.mean, KS=ks)

@@ -1,0 +1,723 @@
+r"""The :class:`Law` base class: exact moments, cumulants and transforms of a law.
+
+A law is an immutable value object (a frozen dataclass) whose parameters are exact
+sympy expressions (numbers or symbols).  A family or operation implements **one**
+of two small formulas, and the base class derives everything else:
+
+* ``_cumulant_formula(ring, k)`` → free cumulants ``[κ_0 = 0, κ_1, …, κ_k]``, or
+* ``_moment_formula(ring, k)`` → moments ``[m_0 = 1, m_1, …, m_k]``,
+
+as lists of elements of a :mod:`~freeprob.coefficients` ring (the same code runs
+over exact rationals, a sympy field of symbolic parameters, or ``arb`` balls).  The
+conversion between the two is :mod:`freeprob.cumulants` (series reversion).  The
+method-dispatch pattern is that of scipy's new random-variable infrastructure.
+
+How to add a family
+-------------------
+Write a frozen dataclass subclass of :class:`Law` with its parameters as fields, a
+``__post_init__`` that converts them with :func:`freeprob._params.as_exact` and
+checks their domains with :func:`freeprob._params.check`, a ``_parameters()``
+returning the tuple of sympy parameters (recursively, for laws built from laws), and
+one of the two formulas.  Optional closed forms: ``_r_closed()``, ``_s_closed()``,
+``_cauchy_closed()`` (sympy expressions in :mod:`freeprob.symbols`), returning
+``None`` when unknown.
+
+Precision
+---------
+``dps=None`` (default) returns exact sympy values.  ``dps=N`` returns mpmath
+numbers correct to ``N`` significant digits: laws with rational parameters are
+computed exactly and rounded once; others are computed in ball arithmetic
+(python-flint ``arb_series``) at increasing precision until every returned digit is
+certified, else :class:`~freeprob.errors.PrecisionError`.  Entries whose ball
+contains 0 and is narrower than ``10**-(N+3)`` times the largest entry of the same
+sequence are returned as exact zeros.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import numbers
+from functools import cached_property
+
+import flint
+import mpmath
+import sympy as sp
+
+from freeprob.core import cumulants as _cum
+from freeprob.core.coefficients import QQ, BallRing, MPRing, exact_ring_for
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
+from freeprob.core.series import TruncatedSeries
+from freeprob.core.symbols import u as _u
+from freeprob.core.symbols import w as _w
+from freeprob.core.symbols import z as _z
+
+__all__ = ["Law", "check_order", "check_dps"]
+
+#: extra bits carried by the ball computation beyond the requested digits
+GUARD_BITS = 32
+#: the ball computation gives up (PrecisionError) above this many bits
+MAX_PREC_BITS = 1 << 18
+#: largest order accepted by the sequence and series methods (raise it if you need more)
+MAX_ORDER = 20_000
+#: largest number of digits accepted by ``dps=``
+MAX_DPS = 50_000
+
+
+def check_order(k, who: str) -> int:
+    """Validate an order ``k``: an integer with ``0 <= k <= MAX_ORDER`` (bool rejected)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k!r}")
+    if k < 0:
+        raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k}")
+    if k > MAX_ORDER:
+        raise FreeprobValueError(
+            f"{who}: order {k} is above the limit freeprob.law.MAX_ORDER = {MAX_ORDER}; "
+            "raise that limit explicitly if you really need it"
+        )
+    return int(k)
+
+
+def check_dps(dps, who: str):
+    """Validate ``dps``: ``None`` (exact) or an integer with ``1 <= dps <= MAX_DPS``."""
+    if dps is None:
+        return None
+    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
+        raise FreeprobValueError(
+            f"{who}: dps must be None (exact) or an integer >= 1 (decimal digits); got {dps!r}"
+        )
+    if dps > MAX_DPS:
+        raise FreeprobValueError(
+            f"{who}: dps = {dps} is above the limit freeprob.law.MAX_DPS = {MAX_DPS}"
+        )
+    return int(dps)
+
+
+def _ball_to_mpf(x):
+    man, exp = x.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def _certified(balls, dps):
+    """mpf values of ``balls`` correct to ``dps`` digits, or ``None`` if not certified."""
+    tol = flint.arb(10) ** (-(dps + 3))
+    scale = max([abs(b.mid()) for b in balls] + [flint.arb(1)])
+    out = []
+    with mpmath.workdps(dps):
+        for b in balls:
+            if b.rad() == 0 or (not b.contains(0) and b.rad() <= tol * abs(b.mid())):
+                out.append(_ball_to_mpf(b))      # rounded once, to dps digits
+            elif b.contains(0) and b.rad() <= tol * scale:
+                out.append(mpmath.mpf(0))
+            else:
+                return None
+    return out
+
+
+def _no_raw_convergence_errors(method):
+    """Turn mpmath's ``NoConvergence`` (root isolation of badly scaled equations, e.g. the
+    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except mpmath.libmp.libhyper.NoConvergence as exc:
+            # mean_normalized gives a Dilate: advising it again would send the user round
+            hint = ("" if type(self).__name__ == "Dilate" else
+                    "; the law rescaled to mean 1 (freeprob.attention.mean_normalized) often "
+                    "evaluates where this one does not")
+            raise PrecisionError(
+                f"{method.__name__}: the roots of this law's Cauchy equation could not be "
+                f"isolated ({exc}): its coefficients span too many orders of magnitude (e.g. "
+                f"θ1 = e^(β²) − 1 at large β){hint}. Moments, cumulants and transforms are "
+                "exact and still available"
+            ) from exc
+    return wrapper
+
+
+class Law:
+    """Base class of all laws (probability measures on the real line).
+
+    Public methods (all exact by default, ``dps=N`` for mpmath numbers at ``N``
+    digits; ``k`` is a non-negative integer order):
+
+    ============================  ===============================================
+    ``moments(k)``                ``(m_0 = 1, m_1, …, m_k)``
+    ``free_cumulants(k)``         ``(κ_0 = 0, κ_1, …, κ_k)``
+    ``boolean_cumulants(k)``      ``(b_0 = 0, b_1, …, b_k)``
+    ``classical_cumulants(k)``    ``(c_0 = 0, c_1, …, c_k)``
+    ``r_series(order)`` etc.      transforms as :class:`TruncatedSeries`
+    ``r_transform()`` etc.        closed forms (sympy) where the family has one
+    ``subs(mapping)``             the same law with parameters substituted
+    ============================  ===============================================
+
+    Conventions: :mod:`freeprob.conventions`.  Laws are compared and hashed by value.
+    ``law + a`` is :func:`~freeprob.operations.shift` and ``c * law`` is
+    :func:`~freeprob.operations.dilate`; there is deliberately no ``law + law``
+    (use :func:`~freeprob.operations.free_add`).
+    """
+
+    symbol = None  # short name used in docs
+
+    # -- hooks for subclasses -------------------------------------------------
+    def _parameters(self) -> tuple:
+        return ()
+
+    def _cumulant_formula(self, ring, k):
+        return None
+
+    def _moment_formula(self, ring, k):
+        return None
+
+    def _r_closed(self):
+        return None
+
+    def _s_closed(self):
+        return None
+
+    def _cauchy_closed(self):
+        return None
+
+    def _zero_mass(self):
+        """Exact mass of the atom at 0 if known (sympy), else ``None``."""
+        return None
+
+    def _infinitely_divisible(self) -> bool:
+        """True if the law is known to be ⊞-infinitely divisible."""
+        return False
+
+    def _nonnegative(self):
+        """True/False if the support is provably (not) in [0, ∞); None if unknown."""
+        return None
+
+    def _nonpositive(self):
+        """True/False if the support is provably (not) in (−∞, 0]; None if unknown."""
+        return None
+
+    # -- parameters -------------------------------------------------------------
+    def parameters(self) -> tuple:
+        """All sympy parameters of the law, recursively through the laws it is built from."""
+        return tuple(self._parameters())
+
+    @property
+    def free_symbols(self) -> set:
+        """The sympy symbols among the parameters."""
+        out = set()
+        for p in self.parameters():
+            out |= p.free_symbols
+        return out
+
+    def subs(self, *args):
+        """Return the law with symbols replaced in every parameter.
+
+        ``law.subs({t: 2, s: 3})``, ``law.subs([(t, 2)])`` or ``law.subs(t, 2)``.
+
+        Parameters
+        ----------
+        mapping : dict or sequence of (symbol, value) pairs, or ``symbol, value``
+            Keys are sympy symbols; values are numbers or sympy expressions, converted
+            like any parameter (floats to the rational they print as; strings only as
+            rational literals, never evaluated).  Domain checks are re-run.
+
+        Raises
+        ------
+        FreeprobValueError
+            If ``mapping`` is not a dict/sequence of pairs, a key is not a sympy
+            symbol, or a value is not an exact number or expression.
+        """
+        from freeprob.core.params import as_exact
+
+        if len(args) == 2:
+            mapping = [args]
+        elif len(args) == 1:
+            mapping = args[0]
+        else:
+            raise FreeprobValueError(
+                f"subs: expected a mapping or (symbol, value); got {len(args)} arguments"
+            )
+        if isinstance(mapping, dict):
+            pairs = list(mapping.items())
+        else:
+            try:
+                pairs = [tuple(pair) for pair in mapping]
+            except TypeError as exc:
+                raise FreeprobValueError(
+                    f"subs: expected a dict {{symbol: value}} or (symbol, value) pairs; got {mapping!r}"
+                ) from exc
+        clean = {}
+        for pair in pairs:
+            if len(pair) != 2 or not isinstance(pair[0], sp.Symbol):
+                raise FreeprobValueError(f"subs: keys must be sympy symbols; got {pair!r}")
+            clean[pair[0]] = as_exact(pair[1], "subs", str(pair[0]))
+
+        def sub(v):
+            if isinstance(v, Law):
+                return v.subs(clean)
+            if isinstance(v, sp.Basic):
+                return v.xreplace(clean)
+            if isinstance(v, tuple):
+                return tuple(sub(x) for x in v)
+            return v
+
+        fields = {f.name: sub(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return type(self)(**fields)
+
+    # -- cached ring-level sequences ---------------------------------------------
+    @cached_property
+    def _cache(self):
+        return {}
+
+    def _kappa(self, ring, k):
+        """``[κ_0, …, κ_k]`` in ``ring`` (cached; may compute a longer list once)."""
+        key = (ring, "kappa")
+        hit = self._cache.get(key)
+        if hit is not None and len(hit) > k:
+            return hit[:k + 1]
+        with ring.context():
+            vals = self._cumulant_formula(ring, k)
+            if vals is None:
+                m = self._m(ring, k)
+                vals = _cum.free_cumulants_from_moments(ring, m)
+            vals = [ring.zero] + list(vals[1:])
+        self._cache[key] = vals
+        return vals[:k + 1]
+
+    def _m(self, ring, k):
+        """``[m_0, …, m_k]`` in ``ring`` (cached)."""
+        key = (ring, "m")
+        hit = self._cache.get(key)
+        if hit is not None and len(hit) > k:
+            return hit[:k + 1]
+        with ring.context():
+            vals = self._moment_formula(ring, k)
+            if vals is None:
+                kappa = self._cumulant_formula(ring, k)
+                if kappa is None:
+                    raise NotAvailable(f"{type(self).__name__} defines neither moments nor cumulants")
+                self._cache[(ring, "kappa")] = kappa
+                vals = _cum.moments_from_free_cumulants(ring, kappa)
+            vals = [ring.one] + list(vals[1:])     # m_0 = 1 exactly (a probability law)
+        self._cache[key] = vals
+        return vals[:k + 1]
+
+    # -- evaluation driver --------------------------------------------------------
+    def _exact_ring(self):
+        return exact_ring_for(self.parameters())
+
+    def _evaluate(self, fn, dps, who):
+        """Run ``fn(ring) -> list`` exactly (sympy out) or certified at ``dps`` (mpf out)."""
+        dps = check_dps(dps, who)
+        ring = self._exact_ring()
+        if dps is None:
+            vals = fn(ring)
+            return tuple(ring.to_sympy(v) for v in vals)
+        if self.free_symbols:
+            names = ", ".join(sorted(map(str, self.free_symbols)))
+            raise FreeprobValueError(
+                f"{who}: the law has free symbols ({names}); numeric evaluation (dps=) needs "
+                f"numbers: use law.subs({{...}}) first"
+            )
+        if ring == QQ:
+            vals = fn(ring)
+            with mpmath.workdps(dps):
+                prec = mpmath.mp.prec
+                return tuple(
+                    mpmath.mpf(mpmath.libmp.from_rational(int(v.p), int(v.q), prec, "n"))
+                    for v in vals
+                )
+        prec = int(dps * 3.3219280948873626) + GUARD_BITS
+        while prec <= MAX_PREC_BITS:
+            ball = BallRing(prec)
+            with ball.context():
+                vals = fn(ball)
+                out = _certified(vals, dps)
+            if out is not None:
+                return tuple(out)
+            prec *= 2
+        raise PrecisionError(
+            f"{who}: no agreement to {dps} digits up to {MAX_PREC_BITS} bits of working precision"
+        )
+
+    # -- public sequences ---------------------------------------------------------
+    def moments(self, k, *, dps=None):
+        r"""Moments ``(m_0 = 1, m_1, …, m_k)``, ``m_n = ∫ x^n dμ(x)``.
+
+        Parameters
+        ----------
+        k : int >= 0
+            Highest order.
+        dps : int >= 1, optional
+            Return mpmath numbers correct to ``dps`` significant digits instead of
+            exact sympy values.
+
+        Raises
+        ------
+        FreeprobValueError
+            Negative or non-integer ``k``; ``dps < 1``; ``dps`` given for a law with
+            free symbols.
+        PrecisionError
+            If ``dps`` digits cannot be certified.
+        """
+        k = check_order(k, f"{type(self).__name__}.moments")
+        return self._evaluate(lambda r: self._m(r, k), dps, f"{type(self).__name__}.moments")
+
+    def free_cumulants(self, k, *, dps=None):
+        r"""Free cumulants ``(κ_0 = 0, κ_1, …, κ_k)`` ([NS06] Lecture 11, Def. 11.3).
+
+        Same parameters and errors as :meth:`moments`.
+        """
+        k = check_order(k, f"{type(self).__name__}.free_cumulants")
+        return self._evaluate(lambda r: self._kappa(r, k), dps,
+                              f"{type(self).__name__}.free_cumulants")
+
+    def boolean_cumulants(self, k, *, dps=None):
+        r"""Boolean cumulants ``(b_0 = 0, b_1, …, b_k)``, ``1 − 1/M(z) = Σ b_n z^n``
+        (Speicher & Woroudi 1997).  Same parameters and errors as :meth:`moments`."""
+        k = check_order(k, f"{type(self).__name__}.boolean_cumulants")
+        return self._evaluate(
+            lambda r: _cum.boolean_cumulants_from_moments(r, self._m(r, k)), dps,
+            f"{type(self).__name__}.boolean_cumulants")
+
+    def classical_cumulants(self, k, *, dps=None):
+        r"""Classical cumulants ``(c_0 = 0, c_1, …, c_k)``,
+        ``log Σ m_n z^n/n! = Σ c_n z^n/n!``.  Same parameters and errors as :meth:`moments`."""
+        k = check_order(k, f"{type(self).__name__}.classical_cumulants")
+        return self._evaluate(
+            lambda r: _cum.classical_cumulants_from_moments(r, self._m(r, k)), dps,
+            f"{type(self).__name__}.classical_cumulants")
+
+    def _mean_exact(self):
+        # not a public ``mean()``: families such as Semicircle have a ``mean`` field
+        return self.moments(1)[1]
+
+    # -- transforms as series -------------------------------------------------------
+    def _series(self, fn, order, dps, who, var):
+        order = check_order(order, who)
+        if check_dps(dps, who) is None:
+            ring = self._exact_ring()
+            return TruncatedSeries._raw(fn(ring), order, ring, var)
+        coeffs = self._evaluate(fn, dps, who)
+        return TruncatedSeries._raw(list(coeffs), order, MPRing(dps), var)
+
+    def _psi(self, ring, order):
+        m = self._m(ring, max(order - 1, 0))
+        return TruncatedSeries._raw([ring.zero] + m[1:], order, ring)
+
+    def _chi(self, ring, order):
+        if order < 2:
+            return TruncatedSeries._raw([ring.zero] * order, order, ring)
+        psi = self._psi(ring, order)
+        if ring.is_zero(psi[1]):
+            raise NotAvailable(
+                f"{type(self).__name__}: the χ- and S-transforms need a non-zero mean "
+                "(ψ has no compositional inverse when m_1 = 0)"
+            )
+        return psi.reversion()
+
+    def _s_formula(self, ring, order):
+        """Optional hook: the S-transform coefficients ``[s_0, …, s_{order-1}]``."""
+        return None
+
+    def _s(self, ring, order):
+        key = (ring, "S")
+        hit = self._cache.get(key)
+        if hit is not None and hit.order >= order:
+            return hit.truncate(order)
+        coeffs = self._s_formula(ring, order)
+        if coeffs is not None:
+            out = TruncatedSeries._raw(coeffs, order, ring)
+        else:
+            out = self._s_from_moments(ring, order)
+        self._cache[key] = out
+        return out
+
+    def _s_from_moments(self, ring, order):
+        chi = self._chi(ring, order + 1)
+        one_plus_u = TruncatedSeries._raw([ring.one, ring.one], order + 1, ring)
+        return (chi.shift(-1) * one_plus_u).truncate(order)
+
+    def psi_series(self, order, *, dps=None):
+        r"""Moment series ``ψ(z) = Σ_{n≥1} m_n z^n + O(z^order)``.
+
+        Returns a :class:`TruncatedSeries` in ``z`` (exact ring, or mpmath numbers at
+        ``dps`` digits).  Errors as in :meth:`moments`.
+        """
+        return self._series(lambda r: self._psi(r, order)._c, order, dps, "psi_series", _z)
+
+    def cauchy_series(self, order, *, dps=None):
+        r"""Cauchy transform at infinity, ``G(z) = Σ_{n≥0} m_n z^{-n-1}``, as a series in
+        ``ζ = 1/z``: coefficients ``(0, m_0, m_1, …)``, exact modulo ``ζ^order``.
+
+        Convention: ``G(z) = ∫ dμ(x)/(z − x)`` ([MS17] §2.1).
+        """
+        def fn(r):
+            m = self._m(r, max(order - 2, 0))
+            return ([r.zero] + m)[:order]
+
+        return self._series(fn, order, dps, "cauchy_series", sp.Symbol("zeta"))
+
+    def eta_series(self, order, *, dps=None):
+        r"""η-transform ``η(z) = ψ(z)/(1 + ψ(z)) = Σ_{n≥1} b_n z^n`` (boolean cumulants)."""
+        def fn(r):
+            b = _cum.boolean_cumulants_from_moments(r, self._m(r, max(order - 1, 0)))
+            return b[:order]
+
+        return self._series(fn, order, dps, "eta_series", _z)
+
+    def chi_series(self, order, *, dps=None):
+        r"""χ = ψ^{<−1>}, the compositional inverse of the moment series (needs m_1 ≠ 0).
+
+        Raises
+        ------
+        NotAvailable
+            If the mean is zero ([MS17] §2.6: the S-transform needs a non-zero mean).
+        """
+        return self._series(lambda r: self._chi(r, order)._c, order, dps, "chi_series", _u)
+
+    def s_series(self, order, *, dps=None):
+        r"""S-transform ``S(u) = χ(u)(1+u)/u`` as a series in ``u`` (order ``order``).
+
+        Free Poisson of rate t, jump 1: ``S(u) = 1/(u + t)``.  ``S_{μ⊠ν} = S_μ S_ν``
+        ([NS06] Lecture 18, Thm. 18.17; [MS17] §2.6).
+
+        Raises
+        ------
+        NotAvailable
+            If the mean is zero.
+        """
+        return self._series(lambda r: self._s(r, order)._c, order, dps, "s_series", _u)
+
+    def r_series(self, order, *, dps=None):
+        r"""Voiculescu's R-transform ``R(w) = Σ_{n≥0} κ_{n+1} w^n + O(w^order)``, defined by
+        ``G(R(w) + 1/w) = w`` ([NS06] Lecture 16, Remark 16.18; [MS17] §2.4)."""
+        return self._series(lambda r: self._kappa(r, order)[1:], order, dps, "r_series", _w)
+
+    def cumulant_series(self, order, *, dps=None):
+        r"""The cumulant series ``w R(w) = Σ_{n≥1} κ_n w^n + O(w^order)`` (not the R-transform)."""
+        return self._series(lambda r: self._kappa(r, max(order - 1, 0))[:order], order, dps,
+                            "cumulant_series", _w)
+
+    # -- algebraic equation --------------------------------------------------------------
+    def cauchy_equation(self):
+        r"""The irreducible algebraic Cauchy equation ``P(G, z)`` with ``P(G(z), z) = 0``.
+
+        A sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or symbolic
+        coefficients, derived by the polynomial method ([RE08]; see
+        :mod:`freeprob.algebraic`).
+
+        Raises
+        ------
+        NotAvailable
+            If the law has no algebraic equation the library can derive.
+        """
+        hit = self._cache.get("cauchy_equation")
+        if hit is None:
+            from freeprob.laws.algebraic import cauchy_equation
+            hit = self._cache["cauchy_equation"] = cauchy_equation(self)
+        return hit
+
+    # -- numeric evaluation through the Cauchy equation ---------------------------------
+    def _evaluator(self, who):
+        if self.free_symbols:
+            names = ", ".join(sorted(map(str, self.free_symbols)))
+            raise FreeprobValueError(
+                f"{who}: the law has free symbols ({names}); numeric evaluation needs numbers: "
+                "use law.subs({...}) first"
+            )
+        hit = self._cache.get("evaluator")
+        if hit is None:
+            from freeprob.numeric.cauchy import AlgebraicCauchy
+            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())
+        return hit
+
+    @staticmethod
+    def _dps(dps, who):
+        return mpmath.mp.dps if dps is None else check_dps(dps, who)
+
+    @_no_raw_convergence_errors
+    def cauchy(self, z, *, dps=None):
+        r"""Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` at a complex point off the support.
+
+        The branch is the one continued from ``G(z) ~ 1/z`` at infinity, certified at a
+        higher precision (:mod:`freeprob.numeric`).
+
+        Parameters
+        ----------
+        z : complex number (Python, mpmath or sympy)
+        dps : int >= 1, optional
+            Significant digits (default: the current ``mpmath.mp.dps``).
+
+        Returns
+        -------
+        mpmath.mpc
+
+        Raises
+        ------
+        FreeprobValueError
+            Bad ``dps``; the law has free symbols.
+        NotAvailable
+            The law has no algebraic Cauchy equation.
+        PrecisionError
+            The digits could not be certified.
+        """
+        dps = self._dps(dps, "cauchy")
+        return self._evaluator("cauchy").cauchy(z, dps=dps)
+
+    @_no_raw_convergence_errors
+    def density(self, x, *, dps=None):
+        r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
+
+        ``x`` is a real number, or a sorted sequence of real numbers (evaluated together,
+        reusing work between neighbouring points).  Exactly 0 outside the support.
+
+        Raises
+        ------
+        FreeprobValueError
+            Complex ``x``; bad ``dps``; free symbols.
+        """
+        dps = self._dps(dps, "density")
+        ev = self._evaluator("density")
+        if isinstance(x, list | tuple):
+            return ev.density_grid(list(x), dps=dps)
+        return ev.density(x, dps=dps)
+
+    @_no_raw_convergence_errors
+    def cdf(self, x, *, dps=None):
+        r"""Distribution function ``μ((−∞, x])`` (density integral plus atoms ≤ x)."""
+        dps = self._dps(dps, "cdf")
+        return self._evaluator("cdf").cdf(x, dps=dps)
+
+    @_no_raw_convergence_errors
+    def quantile(self, p, *, dps=None):
+        r"""Quantile ``Q(p) = inf{x : cdf(x) ≥ p}`` (the generalized inverse, as scipy's
+        ``ppf``), for ``p`` in [0, 1].
+
+        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf (a gap
+        between support intervals, before or after an atom) the left end, exactly: ``p``
+        within ``10^{-dps}`` above the cdf value there counts as that value (the cdf is
+        computed to that accuracy).  ``p = 0`` gives the lowest point of the support or
+        atoms (exact ``0`` for a law whose support or an atom starts at 0).  Source:
+        :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``p`` outside [0, 1]; bad ``dps``; free symbols.
+        PrecisionError
+            The quadratures cannot be certified.
+        """
+        dps = self._dps(dps, "quantile")
+        return self._evaluator("quantile").quantile(p, dps=dps)
+
+    @_no_raw_convergence_errors
+    def support(self, *, dps=None):
+        r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
+
+        Edges are exact (sympy algebraic numbers) where they are roots of the
+        discriminant of the Cauchy equation with rational coefficients, else mpmath
+        numbers to ``dps`` digits.
+        """
+        dps = self._dps(dps, "support")
+        return self._evaluator("support").support(dps=dps)
+
+    @_no_raw_convergence_errors
+    def atoms(self, *, dps=None):
+        r"""Atoms: a tuple of ``(location, mass)`` pairs, exact where possible.
+
+        Candidate locations are the real zeros of the leading coefficient of the Cauchy
+        equation; the mass is ``lim (z − a) G(z)`` on the continued branch.
+        """
+        dps = self._dps(dps, "atoms")
+        ev = self._evaluator("atoms")
+        known = self._zero_mass()
+        if known is not None:
+            # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
+            # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
+            # (compound free Poisson rank, products, dilations) is the answer.
+            from freeprob.core.params import sign
+            P = self.cauchy_equation()
+            lc = P.as_poly(P.gens[0]).LC()
+            if len(sp.Poly(lc, _z).terms()) == 1:
+                return ((sp.Integer(0), known),) if sign(known) == 1 else ()
+        return ev.atoms(dps=dps)
+
+    # -- closed forms -----------------------------------------------------------------
+    def r_transform(self):
+        r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.symbols.w`).
+
+        Raises
+        ------
+        NotAvailable
+            If no closed form is known for this law (use :meth:`r_series`).
+        """
+        r = self._r_closed()
+        if r is None:
+            raise NotAvailable(f"{type(self).__name__}: no closed-form R-transform; use r_series(order)")
+        return r
+
+    def s_transform(self):
+        r"""Closed-form S-transform ``S(u)`` (sympy, in :data:`freeprob.symbols.u`).
+
+        Raises
+        ------
+        NotAvailable
+            If no closed form is known (use :meth:`s_series`).
+        """
+        s = self._s_closed()
+        if s is None:
+            raise NotAvailable(f"{type(self).__name__}: no closed-form S-transform; use s_series(order)")
+        return s
+
+    def chi_transform(self):
+        r"""Closed-form χ-transform ``χ(u) = S(u) u/(1+u)`` (from :meth:`s_transform`)."""
+        return sp.simplify(self.s_transform() * _u / (1 + _u))
+
+    def cauchy_transform(self):
+        r"""Closed-form Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` (sympy, in ``z``).
+
+        Square roots are written so that the principal branch gives ``G(z) ~ 1/z``
+        for large real ``z``.
+
+        Raises
+        ------
+        NotAvailable
+            If no closed form is known (use :meth:`cauchy_series`).
+        """
+        g = self._cauchy_closed()
+        if g is None:
+            raise NotAvailable(f"{type(self).__name__}: no closed-form Cauchy transform; use cauchy_series(order)")
+        return g
+
+    # -- scalar sugar -----------------------------------------------------------------
+    def __add__(self, other):
+        if isinstance(other, Law):
+            raise TypeError(
+                "law + law is ambiguous (classical or free convolution?); use "
+                "freeprob.free_add(a, b) for the free additive convolution"
+            )
+        from freeprob.laws.operations import shift
+        return shift(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Law):
+            raise TypeError("law - law is not defined; use freeprob.free_add and freeprob.dilate")
+        from freeprob.core.params import as_exact
+        from freeprob.laws.operations import shift
+        return shift(self, -as_exact(other, "shift", "a"))
+
+    def __mul__(self, other):
+        if isinstance(other, Law):
+            raise TypeError(
+                "law * law is ambiguous; use freeprob.free_mul(a, b) for the free "
+                "multiplicative convolution"
+            )
+        from freeprob.laws.operations import dilate
+        return dilate(self, other)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        from freeprob.laws.operations import dilate
+        return dilate(self, -1)

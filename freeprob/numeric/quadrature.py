@@ -1,0 +1,389 @@
+"""Quadrature of the density for :class:`freeprob.numeric.AlgebraicCauchy`.
+
+The mixin :class:`_Quadrature` (edge-adapted integration of the density and of its
+moments, splitting at atoms and special points, inversion for quantiles) and
+:class:`_Edge` (boundary values continued along the axis near one end of an interval,
+and the bound on the mass left out next to it).  The public ``cdf``, ``quantile`` and
+``moments`` stay on :class:`~freeprob.numeric.AlgebraicCauchy`.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+
+import mpmath
+import sympy as sp
+
+from freeprob.numeric.rootkernel import (
+    _LOG2_10,
+    GUARD_DPS,
+    _bits,
+    _density_from_fixed,
+    _Fail,
+    _Pt,
+    _real_point,
+    _to_mpf,
+)
+from freeprob.errors import NotAvailable, PrecisionError
+
+
+class _Quadrature:
+    """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: the integration behind
+    :meth:`cdf`, :meth:`quantile` and :meth:`moments`."""
+
+    # -- distribution function and quantiles -------------------------------------------
+    def _substitution(self):
+        """Exponent ``k`` of ``s = u^k``: the density near an edge is ``s^{p/q}`` times a
+        series in ``s^{1/q}`` with ``q <= deg_G P`` (Puiseux), analytic in ``u`` once ``q | k``."""
+        return {1: 1, 2: 2, 3: 6}.get(self._d, 12)
+
+    def _integrate(self, a, b, prec, tol, power=0, weight=None):
+        """``(∫_a^b x^power density(x) dx, error bound)`` for ``a < b`` (exact endpoints)
+        inside one support interval, to absolute error about ``tol``; with ``weight`` (a
+        function of an mpf ``x`` bounded by 1 in modulus on ``[a, b]``) ``∫ weight·density``.
+
+        Split at the midpoint; each half is integrated from its end in the distance ``s``.
+        From a special end (an edge) the variable is ``u = s^{1/k}`` (tanh-sinh; the density
+        is ``s^{p/q}`` times a series in ``s^{1/q}``, analytic in ``u`` when ``q | k``), and
+        the last piece ``[0, ε]`` is dropped with the rigorous bound
+        ``μ_c([a, a + 2ε]) ≤ 2ε |Im G_c(a + ε + iε)|`` (``G_c``: ``G`` minus the atom at
+        ``a``), which is added to the error.  From an ordinary end: Gauss–Legendre in ``s``,
+        on pieces graded toward the end when a singular point lies close beyond it
+        (:meth:`_graded`)."""
+        with mpmath.workprec(prec):
+            an, bn = self._num(a, prec), self._num(b, prec)
+            mid = (an + bn) / 2
+            total, err = mpmath.mpf(0), mpmath.mpf(0)
+            for base, sign, length in ((a, 1, mid - an), (b, -1, bn - mid)):
+                edge = self._edge(base, sign)
+                bw = self._num(base, prec)
+                if edge.special:
+                    k = self._substitution()
+                    eps, bound = edge.tail(length, prec, tol / (8 * max(1, abs(bw) + length) ** power))
+                    wf = weight or (lambda x: x ** power)
+                    f = (lambda u, e=edge, k=k, bw=bw, sg=sign:
+                         k * u ** (k - 1) * e.density(u ** k, prec) * wf(bw + sg * u ** k))
+                    v, e = mpmath.quad(f, [mpmath.root(eps, k), mpmath.root(length, k)], error=True)
+                    err += bound * (1 if weight else max(abs(bw), abs(bw) + 2 * eps) ** power)
+                else:
+                    wf = weight or (lambda x: x ** power)
+                    v, e = mpmath.quad(lambda t, e=edge, bw=bw, sg=sign:
+                                       e.density(t, prec) * wf(bw + sg * t),
+                                       self._graded(bw, length), error=True,
+                                       method="gauss-legendre")
+                total += v
+                err += e
+            return total, err
+
+    def _graded(self, bw, length):
+        """Nodes ``0 = s_0 < s_1 < … = length`` in the distance from the ordinary end ``bw``:
+        pieces of length ``δ, 2δ, 4δ, …``, ``δ`` the distance from ``bw`` to the nearest
+        singular point (beyond ``bw``, or off the axis), so that each piece is at most as
+        long as its distance to the singularity (geometric convergence of Gauss–Legendre
+        even when a special point lies just past the end)."""
+        K = self._mkernel(mpmath.mp.prec)
+        delta = self._sing_dist(K, bw)
+        nodes = [0 * length]
+        if not delta < length:
+            return nodes + [length]
+        w = delta
+        while nodes[-1] + w < length and len(nodes) < 400:
+            nodes.append(nodes[-1] + w)
+            w *= 2
+        return nodes + [length]
+
+    def _edge(self, base, sign):
+        key = ("edge", str(base.expr if isinstance(base, _Pt) else base), sign)
+        if key not in self._cache:
+            self._cache[key] = _Edge(self, base, sign)
+        return self._cache[key]
+
+    def _cdf(self, xe, dps):
+        prec = _bits(dps + GUARD_DPS)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        with mpmath.workprec(prec):
+            xn = mpmath.mpf(_to_mpf(xe, prec))
+            tol = mpmath.mpf(10) ** (-dps - 2)
+            for _ in range(2):
+                total, err = mpmath.mpf(0), mpmath.mpf(0)
+                for loc, m in ats:
+                    ln = mpmath.mpf(_to_mpf(loc, prec)) if isinstance(loc, sp.Basic) else loc
+                    if ln < xn or (ln == xn and (not isinstance(loc, sp.Basic)
+                                                 or sp.simplify(loc - xe.expr) <= 0)):
+                        total += mpmath.mpf(_to_mpf(m, prec)) if isinstance(m, sp.Basic) else m
+                for a, b in sup:
+                    an = self._num(a, prec)
+                    bn = self._num(b, prec)
+                    if not mpmath.isfinite(an) or not mpmath.isfinite(bn):
+                        raise NotAvailable("AlgebraicCauchy.cdf: unbounded support is not supported")
+                    if xn <= an:
+                        continue
+                    hi = b if xn >= bn else xe
+                    for lo2, hi2 in self._split(a, hi, ats, prec):
+                        v, e = self._integrate(lo2, hi2, prec, tol)
+                        total += v
+                        err += e
+                bound = mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                if err <= bound:
+                    break
+                # a small value (left tail): the tolerance is relative to it, once known
+                new = mpmath.mpf(10) ** (-dps - 2) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                if not new < tol / 4:
+                    break
+                tol = new
+            if err > bound:
+                raise PrecisionError(
+                    f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}")
+        with mpmath.workdps(dps):
+            return +total
+
+    @staticmethod
+    def _num(v, prec):
+        if isinstance(v, _Pt):
+            return mpmath.mpf(v.mpf(prec))
+        if isinstance(v, sp.Basic):
+            if v in (sp.oo, -sp.oo):
+                return mpmath.inf if v > 0 else -mpmath.inf
+            return mpmath.mpf(_to_mpf(v, prec))
+        return mpmath.mpf(v)
+
+    def _numeric_special(self, v):
+        """True if ``v`` is an mpf approximation of a special point (laws with irrational
+        coefficients: their support edges, special points and atom locations are mpf)."""
+        if self._rational or isinstance(v, sp.Basic | _Pt):
+            return False
+        return self._numeric_special_match(v) is not None
+
+    def _numeric_special_match(self, v):
+        """The numeric special point within rounding (relative ``1e-9``, far above the
+        ``dps + GUARD_DPS`` digits the mpf ends carry) of the mpf ``v``, or ``None``."""
+        v = mpmath.mpf(v)
+        for p in self._special_points():
+            if isinstance(p, sp.Basic):
+                continue
+            if abs(v - p) <= mpmath.mpf(10) ** -9 * max(1, abs(p)):
+                return p
+        return None
+
+    def _split(self, a, b, ats, prec):
+        """``[a, b]`` split at the atoms and special points strictly inside (an mpf special
+        point that only rounds differently from an mpf end is that end, not a cut)."""
+        an, bn = self._num(a, prec), self._num(b, prec)
+        ends = [(an, v) for v in (a,) if self._numeric_special(v)] + \
+            [(bn, v) for v in (b,) if self._numeric_special(v)]
+        cuts = []
+        for p in list(self._special_points()) + [loc for loc, _ in ats]:
+            pn = self._num(p, prec)
+            if any(not isinstance(p, sp.Basic | _Pt) and self._numeric_special_match(v) is not None
+                   and self._numeric_special_match(v) == self._numeric_special_match(p)
+                   for _, v in ends):
+                continue
+            if an < pn < bn:
+                cuts.append((pn, p))
+        cuts.sort(key=lambda t: t[0])
+        ends = [a] + [p for _, p in cuts] + [b]
+        return [(ends[i], ends[i + 1]) for i in range(len(ends) - 1)
+                if self._num(ends[i], prec) < self._num(ends[i + 1], prec)]
+
+    def _invert(self, a, b, want, mass, prec, dps):
+        """Solve ``∫_a^x density = want`` on ``[a, b]`` (bracketed secant/bisection)."""
+        lo, hi = self._num(a, prec), self._num(b, prec)
+        flo, fhi = -want, mass - want
+        tol = mpmath.mpf(10) ** (-dps - 2)
+        x = lo + (hi - lo) * want / mass
+        for _ in range(200):
+            if not lo < x < hi:
+                x = (lo + hi) / 2
+            v, _ = self._integrate(a, _real_point(x, "quantile"), prec, mpmath.mpf(10) ** (-dps - 2))
+            fx = v - want
+            if fx == 0:
+                return x
+            if fx < 0:
+                lo, flo = x, fx
+            else:
+                hi, fhi = x, fx
+            if hi - lo <= tol * max(abs(lo), abs(hi), tol):
+                return (lo + hi) / 2
+            xs = lo - flo * (hi - lo) / (fhi - flo)
+            mid = (lo + hi) / 2
+            # secant, but fall back to bisection when the secant creeps along one end
+            x = xs if abs(xs - mid) < (hi - lo) / 4 else (xs + mid) / 2
+        raise PrecisionError("AlgebraicCauchy.quantile: no convergence")
+
+
+class _Edge:
+    """Boundary values along the real axis on one side of a point ``base``, at
+    ``x = base + sign·s``: each new point is continued along the axis from the nearest
+    point already solved (in ``log s``), in doubles when they resolve the point, else in
+    mpmath at a precision that resolves ``s`` relative to ``base``."""
+
+    def __init__(self, owner, base, sign):
+        self.A, self.base, self.sign = owner, base, sign
+        bn = owner._num(base, 64)
+        self.bmag = int(mpmath.mag(bn)) if bn else None
+        self.bf = float(bn)
+        pt = base if isinstance(base, _Pt) else _real_point(base, "cdf")
+        # irrational coefficients: the edges (and cuts) are mpf approximations of special
+        # points, never exactly special, yet the density has its edge singularity there
+        self.special = owner._is_special(pt) or owner._numeric_special(base)
+        self.mass = 0
+        atom_pt = pt
+        numeric_base = not isinstance(base, sp.Basic | _Pt)
+        if self.special:
+            for loc, m in owner._atoms_at_least(20):
+                if abs(float(sp.N(loc, 20) if isinstance(loc, sp.Basic) else loc) - self.bf) > \
+                        1e-12 * (1 + abs(self.bf)):
+                    continue
+                if not isinstance(loc, sp.Basic) or sp.simplify(loc - pt.expr) == 0:
+                    self.mass = m
+                elif numeric_base:
+                    # an exact atom (√2) at an mpf edge or cut (its approximation, for
+                    # irrational coefficients): deflate at the exact atom.  Subtracting
+                    # m/(z − a) at an atom a is exact wherever the edge is; missed, the
+                    # pole was left in the tail bound, which then never fell below the
+                    # tolerance (cdf ran for minutes)
+                    self.mass = m
+                    atom_pt = _real_point(loc, "cdf")
+        self.nodes = {False: ([], []), True: ([], [])}    # is_mp -> (sorted log s, sels)
+        self.values = {}
+        self.inner = None
+        if self.mass and isinstance(self.mass, sp.Basic) and self.mass != 1:
+            # an atom at the edge: work with the continuous part (G − m/(z − a))/(1 − m)
+            self.inner = owner._deflated(atom_pt, self.mass)._edge(base, sign)
+            self.scale = 1 - self.mass
+        elif not self.special and (near := owner._near_atom(self.bf)) is not None:
+            # an ordinary end next to an atom: the same (see AlgebraicCauchy._near_atom)
+            loc, m = near
+            self.inner = owner._deflated(_real_point(loc, "cdf"), m)._edge(base, sign)
+            self.scale = 1 - m
+
+    def _at(self, s, prec):
+        extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0
+        wp = prec + extra + 8
+        with mpmath.workprec(wp):
+            x = self.A._num(self.base, wp) + self.sign * s
+        pt = _real_point(x, "cdf")
+        J = max(len(r) for r in self.A._rows) - 1
+        ax = abs(pt.xf)
+        use_float = extra <= 30 and (ax == 0 or 1e-290 < ax ** max(J, 1) < 1e290) and ax < 1e100
+        return pt, extra, wp, use_float
+
+    def select(self, s, prec):
+        """``(pt, sel, plan)`` for the point at distance ``s``."""
+        A = self.A
+        pt, extra, wp, use_float = self._at(s, prec)
+        ls = float(mpmath.log(s))
+        keys, sels = self.nodes[not use_float]
+        i = bisect.bisect_left(keys, ls)
+        nbs = sorted((j for j in (i - 1, i) if 0 <= j < len(keys)), key=lambda j: abs(keys[j] - ls))
+        sel = None
+        catch = (_Fail, OverflowError, ZeroDivisionError, ValueError)
+        if use_float:
+            K, bf, sg = A._fkernel(), self.bf, self.sign
+            zf = (lambda t, t1=ls, xf=pt.xf: xf if t == t1 else bf + sg * math.exp(t))
+            for j in nbs[:1]:
+                try:
+                    sel = A._march(K, keys[j], ls, sels[j], zf)
+                except catch:
+                    sel = None
+            if sel is None:
+                try:
+                    sel = A._select_boundary(K, pt.xf)
+                except catch:
+                    sel = None
+        else:
+            tp = 64 + extra + 16
+            fk, fs = self.nodes[False]
+            fi = bisect.bisect_left(fk, ls)
+            cands = [(abs(keys[j] - ls), keys[j], sels[j]) for j in nbs[:1]]
+            cands += [(abs(fk[j] - ls), fk[j], fs[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
+            with mpmath.workprec(tp):
+                K = A._mkernel(tp)
+                bw, sg = A._num(self.base, tp), self.sign
+                xw, lw = mpmath.mpf(pt.mpf(tp)), mpmath.log(s)
+                zf = (lambda t, t1=lw: xw if t == t1 else bw + sg * mpmath.exp(t))
+                for _, t0, nsel in sorted(cands, key=lambda c: c[0])[:1]:
+                    nsel = (nsel[0], mpmath.mpc(nsel[1]), mpmath.mpf(nsel[2]))
+                    try:
+                        sel = A._march(K, mpmath.mpf(t0), lw, nsel, zf)
+                    except _Fail:
+                        sel = None
+                if sel is None:
+                    try:
+                        sel = A._select_boundary(K, xw)
+                    except _Fail:
+                        sel = None
+        if sel is not None and sel[0] != "unsure":
+            keys.insert(i, ls)
+            sels.insert(i, sel)
+        return pt, sel, (extra + 16 if not use_float else 0, use_float)
+
+    def density(self, s, prec):
+        """The density at ``base + sign·s`` (``s > 0``) to about ``prec`` bits."""
+        if s <= 0:
+            return mpmath.mpf(0)
+        if self.inner is not None:
+            return self.inner.density(s, prec) * self.A._num(self.scale, prec)
+        key = (s, prec)
+        if key in self.values:
+            return self.values[key]
+        A = self.A
+        dps = max(5, int(prec / _LOG2_10) - GUARD_DPS + 2)
+        pt, sel, plan = self.select(s, prec)
+        if A._is_special(pt):
+            v = A._density_exact_point(pt, dps)
+            v = mpmath.mpf(0) if mpmath.isinf(v) else v
+        else:
+            kind, g, _ = A._boundary_value(pt, dps, sel, plan=plan)
+            v = mpmath.mpf(0) if kind == "real" else _density_from_fixed(g, mpmath.mp.prec)
+        self.values[key] = v
+        return v
+
+    def tail(self, length, prec, tol):
+        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound``,
+        ``bound ≤ tol``."""
+        if self.inner is not None:
+            sc = self.A._num(self.scale, prec)
+            eps, bound = self.inner.tail(length, prec, tol / sc)
+            return eps, bound * sc
+        eps = length / 4
+        prev = None
+        for _ in range(200):
+            bound = self._bound(eps)
+            if bound is not None and bound <= tol:
+                return eps, bound
+            if bound is None or not bound or prev is None:
+                new = eps / 256
+            else:          # local exponent of the bound, extrapolated with a margin
+                beta = min(max(mpmath.log(prev[1] / bound) / mpmath.log(prev[0] / eps), 0.05), 2)
+                new = max(min(eps / 4, eps * (tol / (4 * bound)) ** (1 / beta)), eps * 2 ** -64)
+            if bound:
+                prev = (eps, bound)
+            eps = new
+        raise PrecisionError("AlgebraicCauchy.cdf: cannot bound the mass near the edge "
+                             f"{self.base}")
+
+    def _bound(self, eps):
+        """``2ε |Im G_c(base + sign·ε + iε)|`` (a slight over-estimate), or ``None``."""
+        A = self.A
+        pt, sel, plan = self.select(eps, 64)
+        if sel is None:
+            return None
+        kind, g, rho = sel
+        is_mp = not isinstance(g, complex)
+        with mpmath.workprec(max(64, plan[0] + 80)):
+            K = A._mkernel(mpmath.mp.prec) if is_mp else A._fkernel()
+            x = mpmath.mpf(pt.mpf(mpmath.mp.prec)) if is_mp else pt.xf
+            e = mpmath.mpf(eps) if is_mp else float(eps)
+            if not is_mp and not e:
+                return None
+            try:
+                z, g1, _ = A._track(K, lambda t: x + K.I * t, 0 * e, e, g, rho)
+            except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                return None
+            gz = mpmath.mpc(g1)
+            if self.mass:
+                m = mpmath.mpf(_to_mpf(self.mass, 64)) if isinstance(self.mass, sp.Basic) else self.mass
+                gz -= m / (mpmath.mpc(z) - A._num(self.base, mpmath.mp.prec))
+            return 2.5 * mpmath.mpf(eps) * abs(gz.imag)

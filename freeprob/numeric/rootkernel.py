@@ -1,0 +1,672 @@
+"""Low-level numerics behind :mod:`freeprob.numeric` (the method is described in its
+module docstring).
+
+Precision helpers and constants, exact real points (:class:`_Pt`), polynomial
+evaluation, Newton's method and Taylor shifts in Python complex or mpmath arithmetic,
+Fujiwara separation bounds, the :class:`_Kernel` of coefficient rows, the fixed-point
+Newton polisher (:func:`_polish`) and its helpers, and the exact algebra on ``P``
+(branch factor at infinity, real roots of univariate polynomials).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from fractions import Fraction
+
+import flint
+import mpmath
+import sympy as sp
+from mpmath import libmp
+
+from freeprob.core.params import as_exact
+from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.core.symbols import G as _G
+
+#: guard digits of the first evaluation; the check runs at twice as many
+GUARD_DPS = 10
+#: the guard is doubled on disagreement up to this many digits, then PrecisionError
+MAX_GUARD_DPS = 320
+
+_LOG2_10 = 3.321928094887362
+_SERIES_TERMS = 12          # terms of the expansion at infinity used for the start
+_MAX_STEPS = 6000           # continuation steps per path
+_FLOAT_EPS = 2.0 ** -52
+_H = sp.Symbol("H")
+
+
+class _Fail(Exception):
+    """Internal: this numeric route cannot decide (the caller switches route)."""
+
+
+def _bits(dps):
+    return int(dps * _LOG2_10) + 8
+
+
+def _check_dps(dps, who):
+    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
+        raise FreeprobValueError(f"AlgebraicCauchy.{who}: dps must be an integer >= 1; got {dps!r}")
+    return int(dps)
+
+
+# ---------------------------------------------------------------------------------------
+# exact real points
+# ---------------------------------------------------------------------------------------
+class _Pt:
+    """An exact real point: a rational ``num/den`` (fast path) or a sympy expression."""
+
+    __slots__ = ("num", "den", "_expr", "xf")
+
+    def __init__(self, num=None, den=1, expr=None):
+        if num is not None:
+            f = Fraction(num, den)
+            self.num, self.den, self._expr = f.numerator, f.denominator, None
+            self.xf = float(f)
+        else:
+            self.num = self.den = None
+            self._expr = expr
+            self.xf = float(sp.N(expr, 20))
+
+    @property
+    def expr(self):
+        if self._expr is None:
+            self._expr = sp.Rational(self.num, self.den)
+        return self._expr
+
+    def mpf(self, prec):
+        if self.num is not None:
+            return libmp.from_rational(self.num, self.den, prec, "n")
+        return _to_mpf(self._expr, prec)
+
+    def __repr__(self):
+        return str(self.expr)
+
+
+def _real_point(x, who, name="x"):
+    """``x`` as an exact real :class:`_Pt` (floats as the rational they print as, as in
+    :mod:`freeprob._params`; mpmath numbers by their exact binary value); a point beyond
+    the double-precision range (which the root isolation works in) is refused."""
+    try:
+        pt = _exact_point(x, who, name)
+        finite = math.isfinite(pt.xf)
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise FreeprobValueError(f"AlgebraicCauchy.{who}: `{name}` must lie within the double-precision "
+                                 f"range ±{sys.float_info.max:.4g}; got {_short(x)}")
+    return pt
+
+
+def _short(x):
+    text = str(x)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-12:]} ({len(text)} characters)"
+
+
+def _exact_point(x, who, name):
+    owner = f"AlgebraicCauchy.{who}"
+    if isinstance(x, _Pt):
+        return x
+    if isinstance(x, bool):
+        raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got {x!r}")
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
+        x = float(x)                     # numpy.float64 reprs as 'np.float64(...)'
+        f = Fraction(repr(x))
+        pt = _Pt.__new__(_Pt)
+        pt.num, pt.den, pt._expr, pt.xf = f.numerator, f.denominator, None, x
+        return pt
+    if isinstance(x, numbers.Integral):
+        return _Pt(int(x))
+    if isinstance(x, Fraction):
+        return _Pt(x)
+    if isinstance(x, complex | mpmath.mpc):
+        raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got the complex {x!r}")
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
+        sign, man, exp, _ = x._mpf_
+        man = -man if sign else man
+        return _Pt(man << exp if exp >= 0 else man, 1 if exp >= 0 else 1 << -exp)
+    if isinstance(x, sp.Basic) and not isinstance(x, sp.Expr):
+        raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got {x!r}")
+    if not isinstance(x, numbers.Number | sp.Basic | str):
+        raise FreeprobValueError(
+            f"{owner}: `{name}` must be a real number; got {type(x).__name__} {x!r}")
+    value = as_exact(x, owner, name)
+    if value.free_symbols:
+        raise FreeprobValueError(f"{owner}: `{name}` must be a number; got {value}")
+    if value.is_real is not True or value.is_finite is False:
+        raise FreeprobValueError(f"{owner}: `{name}` must be a finite real number; got {value}")
+    if isinstance(value, sp.Rational):
+        return _Pt(int(value.p), int(value.q))
+    return _Pt(expr=value)
+
+
+def _to_mpf(value, prec):
+    """Exact real (sympy number or :class:`_Pt`) -> mpf tuple rounded to ``prec`` bits."""
+    if isinstance(value, _Pt):
+        return value.mpf(prec)
+    if isinstance(value, sp.Rational):
+        return libmp.from_rational(int(value.p), int(value.q), prec, "n")
+    f = sp.N(value, int(prec / _LOG2_10) + 6)
+    return libmp.normalize(*f._mpf_, prec, "n") if f._mpf_[1] else libmp.fzero
+
+
+# ---------------------------------------------------------------------------------------
+# generic numeric kernels (Python complex or mpmath mpc, same code)
+# ---------------------------------------------------------------------------------------
+def _horner(row, z):
+    acc = row[-1]
+    for c in row[-2::-1]:
+        acc = acc * z + c
+    return acc
+
+
+def _pvals(A, g):
+    """``p(g), p'(g)`` for ``p = Σ A_k G^k``."""
+    p = A[-1]
+    q = 0 * p
+    for a in A[-2::-1]:
+        q = q * g + p
+        p = p * g + a
+    return p, q
+
+
+def _newton(A, g, tol, scale, maxit=40, atol=0):
+    """Newton's method from ``g``; the root, or ``None`` without convergence.
+
+    Stops when the correction is below ``tol·max(|g|, scale)`` or ``atol``, or when it
+    stagnates at the rounding level of an ill-conditioned root (below ``√tol``)."""
+    prev = None
+    for i in range(maxit):
+        p, q = _pvals(A, g)
+        if not q:
+            return None
+        d = p / q
+        g = g - d
+        ad = abs(d)
+        ref = max(abs(g), scale)
+        if ad <= tol * ref or ad <= atol:
+            return g
+        if prev is not None and i > 2 and ad >= prev / 2 and ad <= tol ** 0.5 * ref:
+            return g
+        prev = ad
+    return None
+
+
+def _taylor(A, g):
+    """Coefficients ``c_0..c_d`` of ``p(g + h)`` (Taylor shift)."""
+    desc = list(A[::-1])
+    n = len(desc) - 1
+    for i in range(n):
+        for j in range(1, n - i + 1):
+            desc[j] = desc[j] + g * desc[j - 1]
+    return desc[::-1]
+
+
+def _log2abs(v):
+    """``log2 |v|`` as a float (``-inf`` for 0), for Python or mpmath numbers."""
+    if isinstance(v, complex | float | int):
+        a = abs(v)
+        return math.log2(a) if a else -math.inf
+    parts = (v.real._mpf_, v.imag._mpf_) if isinstance(v, mpmath.mpc) else (v._mpf_,)
+    best = -math.inf
+    for sign, man, exp, bc in parts:
+        if man:
+            best = max(best, exp + bc + math.log2(man / (1 << bc)) if bc < 1000 else exp + bc)
+    return best + (0.5 if len(parts) == 2 and parts[0][1] and parts[1][1] else 0)
+
+
+def _fujiwara_lower(c):
+    """Lower bound on ``|h|`` over the roots of ``c[0] + c[1] h + …`` (0 if ``c[0] = 0``).
+
+    Computed on ``log2`` magnitudes (mpmath values may exceed the float range); the
+    ``+0.5`` bit over-estimate of complex moduli only makes the bound more conservative."""
+    if isinstance(c[0], complex | float):
+        c0 = abs(c[0])
+        if not c0:
+            return 0.0
+        gam = 0.0
+        for j in range(1, len(c)):
+            cj = abs(c[j])
+            if cj:
+                r = (cj / c0) ** (1.0 / j)
+                if r > gam:
+                    gam = r
+        return 1 / (2 * 2 ** (0.5 / len(c)) * gam) if gam else math.inf
+    l0 = _log2abs(c[0])
+    if l0 == -math.inf:
+        return 0 * abs(c[0])
+    lg = -math.inf
+    for j in range(1, len(c)):
+        lj = _log2abs(c[j])
+        if lj > -math.inf:
+            lg = max(lg, (lj - l0 + 0.5) / j)
+    if lg == -math.inf:
+        return math.inf
+    if isinstance(c[0], complex | float | int):
+        return 2.0 ** (-lg - 1)
+    return mpmath.ldexp(mpmath.mpf(2.0 ** (-(lg % 1))), -int(lg // 1) - 1)
+
+
+def _separation(c):
+    """Lower bound on the distance from the root (``c_0 ≈ 0``) to every other root."""
+    return _fujiwara_lower(c[1:])
+
+
+def _separation_pair(c, g):
+    """Same, excluding the conjugate root ``ḡ`` (for real ``z``)."""
+    hc = g.conjugate() - g
+    desc = list(c[:0:-1])        # q(h) = c_1 + c_2 h + …, descending
+    b = [desc[0]]
+    for a in desc[1:]:
+        b.append(a + hc * b[-1])
+    rest = b[:-1][::-1]          # ascending coefficients of q / (h − hc)
+    if len(rest) <= 1:
+        return math.inf
+    return _fujiwara_lower(rest)
+
+
+def _root_error(A, g, q, eps):
+    """Estimated error of a computed root (backward error / |p'|)."""
+    s = 0 * abs(g)
+    ag = abs(g)
+    for a in A[::-1]:
+        s = s * ag + abs(a)
+    return 4 * eps * s / abs(q) if q else math.inf
+
+
+class _Kernel:
+    """Coefficient rows of ``P`` and its z-derivative in one arithmetic."""
+
+    def __init__(self, rows, drows, eps, unit, exp, log):
+        self.rows, self.drows, self.eps = rows, drows, eps
+        self.tol = 16 * eps
+        self.I, self.exp, self.log = unit, exp, log
+
+    def ev(self, z):
+        return [_horner(r, z) for r in self.rows], [_horner(r, z) for r in self.drows]
+
+    def values(self, z):
+        return [_horner(r, z) for r in self.rows]
+
+    def dgdz(self, A, dA, g):
+        p, q = _pvals(A, g)
+        return -_horner(dA, g) / q if q else None
+
+    def newton(self, A, g, scale, maxit=40, atol=0):
+        return _newton(A, g, self.tol, scale, maxit, atol)
+
+
+
+class _PoleKernel(_Kernel):
+    """The kernel of ``Q(H, z) = (z − a)^d · P(H/(z − a), z)``, whose roots are
+    ``H = (z − a)·G`` for the roots ``G`` of ``P(·, z)``.
+
+    Near a pole ``G ≈ m/(z − a)`` the linear predictor of a tracking step is poor for
+    ``G`` (its second-order error grows like ``1/(z − a)`` against a separation that
+    does not), so the steps shrink with the height and the path never reaches small
+    heights; ``H`` stays bounded (``H → m``) and the same steps stay long.  Used to
+    identify the mass of an atom (:meth:`AlgebraicCauchy.atoms`)."""
+
+    def __init__(self, base, a):
+        super().__init__(base.rows, base.drows, base.eps, base.I, base.exp, base.log)
+        self.a = a
+        self.is_mp = base.is_mp
+        self.sigma = base.sigma
+
+    def _scale(self, A, dA, z):
+        d = len(A) - 1
+        u = z - self.a
+        pw = [1 + 0 * u]
+        for _ in range(d):
+            pw.append(pw[-1] * u)
+        B = [A[k] * pw[d - k] for k in range(d + 1)]
+        if dA is None:
+            return B, None
+        dB = [dA[k] * pw[d - k] + ((d - k) * A[k] * pw[d - k - 1] if k < d else 0)
+              for k in range(d + 1)]
+        return B, dB
+
+    def ev(self, z):
+        A, dA = super().ev(z)
+        return self._scale(A, dA, z)
+
+    def values(self, z):
+        return self._scale(super().values(z), None, z)[0]
+
+
+# ---------------------------------------------------------------------------------------
+# fixed-point Newton polishing (Python integers, shared exponent)
+# ---------------------------------------------------------------------------------------
+def _shift(v, s):
+    return v << s if s >= 0 else v >> -s
+
+
+def _bitlen(v):
+    return v.bit_length() if v >= 0 else (-v).bit_length()
+
+
+def _scaled_pair(tr, ti):
+    """mpf tuples ``(re, im)`` -> ``(re, im, exp)`` integers, value ``(re + i·im)·2^exp``."""
+    sr, mr, er, _ = tr
+    si, mi, ei, _ = ti
+    mr = -mr if sr else mr
+    mi = -mi if si else mi
+    if not mr:
+        return (0, mi, ei if mi else 0)
+    if not mi:
+        return (mr, 0, er)
+    ex = min(er, ei)
+    return (mr << (er - ex), mi << (ei - ex), ex)
+
+
+def _scaled_start(g):
+    if isinstance(g, tuple):
+        return g
+    if isinstance(g, complex | float):
+        mr, er = math.frexp(g.real)
+        mi, ei = math.frexp(g.imag)
+        ex = min(er, ei) - 53
+        return int(mr * 9007199254740992.0) << (er - 53 - ex), \
+            int(mi * 9007199254740992.0) << (ei - 53 - ex), ex
+    return _scaled_pair(g.real._mpf_, g.imag._mpf_)
+
+
+def _polish(C, g0, prec, rho_rel, real=False, maxit=90):
+    """Newton's method at ``prec`` bits on ``Σ C_k G^k`` from ``g0``, in fixed point.
+
+    ``C``: coefficients as integer triples ``(re, im, exp)`` (value ``(re + i·im)·2^exp``);
+    ``g0``: such a triple, a Python complex or an mpc; ``rho_rel``: separation of the root
+    divided by ``|g0|`` (stopping rule: the next correction would be below ``2^−prec``).
+    The polynomial is rescaled (``G = 2^e u`` with ``|u| ≈ 1``, coefficients divided by
+    the largest) so that fixed point loses nothing against floating point.  Returns the
+    root as a triple, or ``None`` without convergence.
+    """
+    ur, ui, sh = _scaled_start(g0)
+    e = max(_bitlen(ur), _bitlen(ui)) + sh if (ur or ui) else 0
+    top = None
+    for k, (cr, ci, ex) in enumerate(C):
+        if cr or ci:
+            m = max(_bitlen(cr), _bitlen(ci)) + ex + k * e
+            top = m if top is None or m > top else top
+    if top is None:
+        return None
+    W = prec + 24
+    Br = [_shift(cr, W + k * e - top + ex) for k, (cr, _, ex) in enumerate(C)]
+    Bi = [_shift(ci, W + k * e - top + ex) if ci else 0 for k, (_, ci, ex) in enumerate(C)]
+    ur, ui = _shift(ur, W - e + sh), (0 if real else _shift(ui, W - e + sh))
+    rho = min(max(float(rho_rel), 1e-300), 1.0)
+    thr = 1 << max(6, W - (prec + 4) // 2 + int(math.log2(rho)) // 2 - 1)
+    d = len(C) - 1
+    cplx = not real or any(Bi)
+    for _ in range(maxit):
+        pr, pi = Br[d], Bi[d]
+        qr = qi = 0
+        if cplx:
+            for k in range(d - 1, -1, -1):
+                qr, qi = ((qr * ur - qi * ui) >> W) + pr, ((qr * ui + qi * ur) >> W) + pi
+                pr, pi = ((pr * ur - pi * ui) >> W) + Br[k], ((pr * ui + pi * ur) >> W) + Bi[k]
+            den = qr * qr + qi * qi
+            if not den:
+                return None
+            dr = ((pr * qr + pi * qi) << W) // den
+            di = ((pi * qr - pr * qi) << W) // den
+        else:
+            for k in range(d - 1, -1, -1):
+                qr = ((qr * ur) >> W) + pr
+                pr = ((pr * ur) >> W) + Br[k]
+            if not qr:
+                return None
+            dr, di = (pr << W) // qr, 0
+        ur -= dr
+        ui -= di
+        if abs(dr) <= thr and abs(di) <= thr:
+            return ur, ui, e - W
+    return None
+
+
+def _fixed_float(v):
+    """Complex float of a fixed-point value ``(re, im, shift)``."""
+    def f(m, sh):
+        n = m.bit_length() if m >= 0 else (-m).bit_length()
+        if n > 60:
+            m, sh = m >> (n - 60), sh + n - 60
+        return math.ldexp(m, sh)
+    return complex(f(v[0], v[2]), f(v[1], v[2]))
+
+
+def _fixed_tuples(v):
+    return libmp.from_man_exp(v[0], v[2]), libmp.from_man_exp(v[1], v[2])
+
+
+def _fixed_mpc(v):
+    return mpmath.mp.make_mpc(_fixed_tuples(v))
+
+
+def _agree(a, b, sa, sb, dps, ref=None):
+    """``|a·2^sa − b·2^sb| ≤ 10^{−dps−1}·|ref or b|·2^sb`` exactly in integers."""
+    s = min(sa, sb)
+    a, b = a << (sa - s), b << (sb - s)
+    ref = abs(b) if ref is None else ref << (sb - s)
+    return abs(a - b) * 10 ** (dps + 1) <= ref
+
+
+def _mpf(t):
+    return mpmath.mp.make_mpf(t)
+
+
+def _mp_close(v, w, rho, prec):
+    with mpmath.workprec(prec):
+        return abs(_fixed_mpc(v) - w) <= rho / 8
+
+
+def _density_from_fixed(v, prec):
+    """``−Im g/π`` rounded to ``prec`` bits, ``g`` fixed-point."""
+    im = libmp.from_man_exp(-v[1], v[2])
+    pi = libmp.mpf_pi(prec + 20 + max(0, (abs(v[1]).bit_length())))
+    return _mpf(libmp.mpf_div(im, pi, prec, "n"))
+
+
+# ---------------------------------------------------------------------------------------
+# exact algebra
+# ---------------------------------------------------------------------------------------
+def _infinity_data(poly):
+    """``(D, q0, q1)``: with ``G = ζH``, ``z = 1/ζ``, ``ζ^D P = Q(H, ζ)``; ``q0 = Q(1, 0)``,
+    ``q1 = ∂_H Q(1, 0)`` (domain elements)."""
+    terms = poly.as_dict(native=True)
+    D = max(j - k for (k, j) in terms)
+    K = poly.domain
+    q0, q1 = K.zero, K.zero
+    for (k, j), c in terms.items():
+        if j - k == D:
+            q0 += c
+            q1 += k * c
+    return D, q0, q1
+
+
+def _select_factor(poly):
+    """The square-free factor of ``poly`` carrying the branch ``G ~ 1/z``."""
+    try:
+        factors = [f for f, _ in poly.factor_list()[1]]
+    except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+        factors = [poly.sqf_part()]
+    found = []
+    for f in factors:
+        if f.degree(_G) < 1:
+            continue
+        _, q0, q1 = _infinity_data(f)
+        if poly.domain.is_zero(q0) if hasattr(poly.domain, "is_zero") else q0 == 0:
+            found.append((f, q1))
+    if not found:
+        raise FreeprobValueError(
+            "AlgebraicCauchy: no branch of P(G, z) = 0 behaves like G ~ 1/z at infinity, so "
+            f"P is not the Cauchy equation of a probability law; got P = {poly.as_expr()}")
+    if len(found) > 1:
+        raise FreeprobValueError(
+            "AlgebraicCauchy: several factors of P have a branch G ~ 1/z at infinity "
+            f"({', '.join(str(f.as_expr()) for f, _ in found)}); pass the factor of the law")
+    f, q1 = found[0]
+    if q1 == 0:
+        raise NotAvailable(
+            "AlgebraicCauchy: several branches of P tend to 1/z at infinity (G = 1/z is a "
+            f"multiple root at infinity of {f.as_expr()}); cannot select the Cauchy transform")
+    return f
+
+
+def _sym_real_roots(poly, who):
+    """Distinct real roots of a univariate Poly: exact (sympy) over QQ, else ``None``."""
+    if poly.degree() < 1:
+        return []
+    if poly.domain.is_ZZ or poly.domain.is_QQ:
+        return sorted(set(sp.real_roots(poly.sqf_part())), key=lambda r: sp.N(r, 30))
+    return None
+
+
+def _num_real_roots(poly, prec, squarefree=False):
+    """Distinct real roots (mpf) of a univariate Poly with real coefficients, numerically,
+    realness certified by separation (``squarefree``: ``poly`` is known square-free, as
+    returned by :func:`_flint_sqf_part` or ``Poly.sqf_part``)."""
+    if not squarefree:
+        try:
+            poly = poly.sqf_part()
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+            pass
+    if poly.degree() < 1:
+        return []
+    with mpmath.workprec(prec + 20):
+        # converted inside workprec: mpmath.mpf(tuple) rounds to the working precision (it
+        # used to be the ambient 53 bits, so irrational coefficients lost all but ~16 digits
+        # and the edges of e.g. free_add of atoms at √2, √3 were wrong from the 10th digit)
+        coeffs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in poly.all_coeffs()]
+        while coeffs and not coeffs[0]:
+            coeffs.pop(0)
+        if len(coeffs) < 2:
+            return []
+        roots = polyroots(coeffs, prec)
+        out = []
+        for r in roots:
+            others = [abs(r - s) for s in roots if s is not r]
+            sep = min(others) if others else mpmath.inf
+            r = mpmath.mpc(r)
+            if abs(r.imag) <= sep / 4:
+                out.append(+r.real)
+        return sorted(out)
+
+
+def polyroots(cs, prec, maxsteps=400):
+    """All complex roots of a numeric polynomial (descending mpf/mpc coefficients, leading
+    one non-zero) to about ``prec`` bits: the one root finder of the numeric layer
+    (mpmath's Durand–Kerner, :func:`mpmath.polyroots`, ``maxsteps`` steps).
+
+    Raises
+    ------
+    mpmath.libmp.NoConvergence
+        when the roots are not isolated in ``maxsteps`` steps (badly scaled coefficients).
+    """
+    return [mpmath.mpc(r) for r in mpmath.polyroots(cs, maxsteps=maxsteps,
+                                                   extraprec=2 * prec + 60)]
+
+
+def _num_real_polyroots(cs, prec, clusters=False):
+    """Real roots of a numeric polynomial (descending coefficients), by separation.
+
+    ``clusters=True`` also returns, once, the real part of a conjugate pair closer than
+    ``2^{−prec/3}`` (relative) to the axis and to each other: a real double root of the
+    exact polynomial that rounding of the coefficients split (each cluster counted once)."""
+    while cs and not cs[0]:
+        cs = cs[1:]
+    # an exact root at 0 (trailing zero coefficients, e.g. H⁴·q(H)) is returned once and
+    # divided out: left in, rounding splits it into a cluster of tiny nonzero "roots"
+    # around 0 that look like candidates 10⁻³⁰ apart
+    out = []
+    while len(cs) > 1 and not cs[-1]:
+        cs = cs[:-1]
+        out = [mpmath.mpf(0)]
+    if len(cs) < 2:
+        return out
+    roots = polyroots(cs, prec)
+    tol = mpmath.mpf(2) ** (-prec // 3)
+    for r in roots:
+        others = [abs(r - s) for s in roots if s is not r]
+        sep = min(others) if others else mpmath.inf
+        if abs(r.imag) <= sep / 4:
+            out.append(r.real)
+        elif clusters and abs(r.imag) <= tol * max(1, abs(r)) and r.imag > 0:
+            out.append(r.real)
+    if clusters:
+        merged = []
+        for x in sorted(out):
+            if merged and abs(x - merged[-1]) <= tol * max(1, abs(x)):
+                continue
+            merged.append(x)
+        out = merged
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# exact algebra with FLINT: coefficients in ℤ or ℤ[c_1, …] (e.g. ℤ[e])
+# ---------------------------------------------------------------------------------------
+# The constants of a domain ℤ[c_1, …] (``E``, ``exp(1/2)``, …) are indeterminates for sympy's
+# polynomial ring; as extra variables of an ``fmpz_mpoly`` they are treated the same way, so
+# the discriminant and the square-free part below are exactly sympy's (same normalization),
+# computed by FLINT instead of sympy's dense subresultants over ℤ[c] (seconds per law).
+def _flint_domain_ok(dom):
+    return dom.is_ZZ or (dom.is_PolynomialRing and dom.domain.is_ZZ)
+
+
+def _to_flint(poly):
+    """``(ctx, f, ngens)``: ``poly`` (a Poly over ℤ or ℤ[c_1, …]) as an ``fmpz_mpoly`` in its
+    generators followed by the constants ``c_i`` (lex order), or ``None``."""
+    dom = poly.domain
+    if not _flint_domain_ok(dom):
+        return None
+    ng = len(poly.gens)
+    ns = 0 if dom.is_ZZ else len(dom.symbols)
+    ctx = flint.fmpz_mpoly_ctx.get(tuple(f"v{i}" for i in range(ng + ns)), "lex")
+    d = {}
+    for m, c in poly.rep.to_dict().items():
+        if ns:
+            for em, ec in c.items():
+                d[tuple(m) + tuple(em)] = int(ec)
+        else:
+            d[tuple(m)] = int(c)
+    return ctx, ctx.from_dict(d), ng
+
+
+def _from_flint_univariate(f, idx, ng, gen, dom):
+    """The ``fmpz_mpoly`` ``f`` (of :func:`_to_flint`, free of every generator but the one at
+    ``idx``) as a sympy Poly in ``gen`` over ``dom``."""
+    out = {}
+    for m, c in f.to_dict().items():
+        if any(m[i] for i in range(ng) if i != idx):
+            raise ValueError("not univariate")
+        if dom.is_ZZ:
+            out[(m[idx],)] = out.get((m[idx],), 0) + int(c)
+        else:
+            out.setdefault((m[idx],), {})[tuple(m[ng:])] = dom.domain(int(c))
+    if not dom.is_ZZ:
+        out = {k: dom.ring.from_dict(v) for k, v in out.items()}
+    if not out:
+        return sp.Poly(0, gen, domain=dom)
+    return sp.Poly.from_dict(out, gen, domain=dom)
+
+
+def _flint_sqf_part(f, idx, ng):
+    """Square-free part of the ``fmpz_mpoly`` ``f`` in the generator at ``idx`` (the only
+    generator it involves), normalized as sympy's ``Poly.sqf_part`` over ℤ[c]: primitive
+    over ℤ[c] (factors free of the generator dropped) with a leading coefficient whose
+    leading term is positive."""
+    ctx = f.context()
+    _, parts = f.factor()
+    out = ctx.constant(1)
+    for g, _ in parts:
+        if g.degrees()[idx] > 0:
+            out = out * g
+    # the leading term in the lex order (generator first, then c_1, …) carries the sign
+    terms = out.to_dict()
+    lead = max(terms, key=lambda m: (m[idx],) + tuple(m[ng:]))
+    if int(terms[lead]) < 0:
+        out = -out
+    return out
