@@ -88,18 +88,18 @@ def qq_panel(ax, softmax, ge, law, title=""):
     ax.tick_params(labelsize=7)
 
 
-def verify_figures(cells, settings, theory, store, reports):
-    r"""Write ``figures/histograms.png`` and ``figures/qq.png`` for the first object (and
-    first β) of a verify run from the spectra in ``store``.
+def verify_figures(panels, obj, reports):
+    r"""Write ``figures/histograms.png`` and ``figures/qq.png`` of a verify run from its
+    panels.
 
     Parameters
     ----------
-    cells : list of freeprob.configs.Cell
-        :func:`freeprob.verify.plan_cells` of ``settings``.
-    settings : freeprob.verify.VerifySettings
-    theory : dict
-        Theory key → tabulated law dict (or ``{"error": text}``).
-    store : freeprob.store.ResultStore
+    panels : list of tuple
+        ``(title, [softmax spectra], [GE spectra], law or None)`` per cell, the law a
+        :class:`~freeprob.compare.TabulatedLaw`: :func:`freeprob.verify.figure_panels`
+        (the first object and first β of the run, read from its store).
+    obj : str
+        The sampler object the spectra are of (for the titles).
     reports : freeprob._reports.ReportDir
         The report directory; each figure is recorded in its manifest, and ``figures/``
         created, right before the figure is written (no ``figures/`` without a figure).
@@ -107,8 +107,7 @@ def verify_figures(cells, settings, theory, store, reports):
     Returns
     -------
     list of str
-        The written paths, relative to the report directory (empty when no cell has
-        spectra).
+        The written paths, relative to the report directory (empty when ``panels`` is).
 
     Raises
     ------
@@ -117,27 +116,6 @@ def verify_figures(cells, settings, theory, store, reports):
 
     Source: docs/theory.md §5 (what the paper's figures compare).
     """
-    from freeprob.experiments.compare import TabulatedLaw
-    from freeprob.experiments.verify import _cell_key, _theory_key
-
-    obj = settings.objects[0]
-    beta = settings.betas_exact[0]
-    panels = []
-    for cell in cells:
-        sm, ge = [], []
-        for seed in range(settings.seeds):
-            key = _cell_key(cell, settings, beta, seed)
-            a, b = store.array(key, f"softmax/{obj}"), store.array(key, f"ge/{obj}")
-            if a is not None and b is not None:
-                sm.append(a)
-                ge.append(b)
-        if not sm:
-            continue
-        tdata = theory.get(_theory_key(cell, beta, obj, settings.points))
-        law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
-               if tdata and "error" not in tdata else None)
-        title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={beta}"
-        panels.append((title, sm, ge, law))
     written = []
     for rel in FIGURE_FILES if panels else ():
         fig = _verify_figure(Path(rel).stem, panels, obj)

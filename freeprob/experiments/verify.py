@@ -41,22 +41,30 @@ from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler.readout import mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
+from freeprob.experiments.figures import FIGURE_FILES, verify_figures
+from freeprob.experiments.files import write_output
 from freeprob.experiments.reports import ReportDir
 from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
+from freeprob.experiments.summary import (  # noqa: F401  (re-exported: freeprob.verify names)
+    DEFINITIONS,
+    GE_REGIME_BETA,
+    PAPER_RANGE,
+    _num,
+    _pct,
+    _row_name,
+    _table,
+    format_table,
+)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "check_cost", "summarize", "format_table", "PAPER_RANGE",
-           "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N"]
+           "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N", "figure_panels"]
 
-#: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
-PAPER_RANGE = (0.24, 2.82)
 #: Largest β accepted (beyond it the unnormalised laws' numerics end in PrecisionError).
 MAX_BETA = 5
 #: Smallest β accepted (θ1 = e^{β²} − 1 ≈ 10⁻⁴; at β = 10⁻¹⁰ the atom search fails and at
 #: 10⁻⁴⁰⁰ the exact arithmetic runs for minutes).
 MIN_BETA = Fraction(1, 100)
-#: Above this β the finite-size effects of docs/theory.md §7 dominate at n ≤ 2048 (a note says so).
-GE_REGIME_BETA = Fraction(3, 2)
 #: Token cap of the default run (configurations with a larger nominal n are scaled down).
 DEFAULT_MAX_N = 1024
 #: Token cap and seeds of ``--quick``.
@@ -277,7 +285,7 @@ def _atomic_write(path: Path, text: str):
     if path.is_dir():
         raise FreeprobValueError(f"cannot write {str(path)!r}: a directory of that name is in the way "
                                  "(remove or rename it); finished cells are kept and a rerun resumes")
-    from freeprob.cli.files import write_output      # the one file policy: UTF-8, links followed, devices as they are
+    # the one file policy (freeprob.experiments.files): UTF-8, links followed, devices as they are
     write_output(path, lambda fh: fh.write(text))
 
 
@@ -526,7 +534,6 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     everything afresh as a new sweep in the same store; the cells of the old code stay
     there under their own sweep and are never mixed in (a note on stderr says so).
     """
-    from freeprob.experiments.figures import FIGURE_FILES
     from freeprob.experiments.sweep import check_executor
 
     t0 = time.perf_counter()
@@ -575,8 +582,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
                           failed=failed, elapsed=round(time.perf_counter() - t0, 1), figures=[],
                           store=str(settings.store_path), report=str(report), sweep=name, executor=executor)
             if settings.figures:
-                from freeprob.experiments.figures import verify_figures
-                result["figures"] = verify_figures(cells, settings, theory, store, reports)
+                result["figures"] = verify_figures(figure_panels(cells, settings, theory, store),
+                                                   settings.objects[0], reports)
             text = format_table(result)
             if stream is not None:     # printed first: a failure to write the files below loses nothing
                 print(text, file=sys.stdout if stream == "stdout" else stream)
@@ -604,16 +611,6 @@ def _note_other_code(store, name, settings):
               file=sys.stderr)
 
 
-DEFINITIONS = (
-    "relW1 = W1/mean of the reference over all n eigenvalues (top ones included); KS = sup|F_a − F_b|; "
-    "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (docs/theory.md §5). "
-    "Eigenvalues within 1e-9·max|λ| of an atom of the law (two samples: of 0) count as on it (float64 "
-    "eigensolvers return structural zeros as ±~n·eps·max|λ|; freeprob.compare.snap_to_atoms). "
-    "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
-    "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
-    "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")
-
-
 def _settings_dict(settings):
     d = asdict(settings)
     d["out"] = str(settings.out)
@@ -623,13 +620,6 @@ def _settings_dict(settings):
     for k in ("beta_exact", "betas_exact", "sizes"):
         d.pop(k, None)
     return d
-
-
-def _row_name(r, st, several):
-    name = r["config"] + ("" if len(st["objects"]) == 1 else f" [{r['object']}]")
-    if several:
-        name += f" n={r['n']} β={r['beta']}"
-    return name
 
 
 def _mean_ci(values):
@@ -667,8 +657,7 @@ def summarize(cells, settings, theory, store, sweep):
         for beta in settings.betas_exact:
             for obj in settings.objects:
                 tdata = theory.get(_theory_key(cell, beta, obj, settings.points))
-                law = (TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
-                       if tdata and "error" not in tdata else None)
+                law = _tabulated(tdata)
                 outlier = (tdata or {}).get("outlier")
                 recs = []
                 for seed in range(settings.seeds):
@@ -707,6 +696,52 @@ def summarize(cells, settings, theory, store, sweep):
     return rows, per_seed
 
 
+def _tabulated(tdata):
+    """The :class:`~freeprob.compare.TabulatedLaw` of a stored theory entry, or ``None``
+    (no entry, or ``{"error": text}``); the ``outlier`` of ``out_full`` is left out."""
+    if not tdata or "error" in tdata:
+        return None
+    return TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
+
+
+def figure_panels(cells, settings, theory, store):
+    r"""The panels of the figures of a run (:func:`freeprob.figures.verify_figures`): for
+    the first object and the first β, one ``(title, [softmax spectra], [GE spectra], law
+    or None)`` per cell with stored spectra, read from ``store``.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        :func:`plan_cells` of ``settings``.
+    settings : VerifySettings
+    theory : dict
+        Theory key → tabulated law dict (or ``{"error": text}``).
+    store : freeprob.store.ResultStore
+
+    Returns
+    -------
+    list of tuple
+        Empty when no cell has spectra.
+    """
+    obj = settings.objects[0]
+    beta = settings.betas_exact[0]
+    panels = []
+    for cell in cells:
+        sm, ge = [], []
+        for seed in range(settings.seeds):
+            key = _cell_key(cell, settings, beta, seed)
+            a, b = store.array(key, f"softmax/{obj}"), store.array(key, f"ge/{obj}")
+            if a is not None and b is not None:
+                sm.append(a)
+                ge.append(b)
+        if not sm:
+            continue
+        law = _tabulated(theory.get(_theory_key(cell, beta, obj, settings.points)))
+        title = f"{cell.config.label}\n{cell.describe().split(' (')[0]}, β={beta}"
+        panels.append((title, sm, ge, law))
+    return panels
+
+
 def _write_outputs(reports, result, per_seed):
     """Write ``summary.json``, ``summary.csv`` and ``per_seed.csv`` through ``reports``
     (a :class:`freeprob._reports.ReportDir`)."""
@@ -732,113 +767,3 @@ def _write_outputs(reports, result, per_seed):
     w.writerows(per_seed)
     _atomic_write(reports.target("per_seed.csv"), buf.getvalue())
     del lines
-
-
-def _pct(m):
-    if m is None:
-        return "n/a"
-    s = f"{100 * m['mean']:.2f}"
-    if m["lo"] is not None:
-        s += f"±{100 * (m['hi'] - m['mean']):.2f}"
-    return s
-
-
-def _num(m):
-    if m is None:
-        return "n/a"
-    v = m["mean"]
-    return f"{v:.3g}" if abs(v) < 1000 else f"{v:.4g}"
-
-
-def _table(header, body):
-    widths = [max(len(str(r[i])) for r in body + [header]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w)  # noqa: E731
-                              for i, (c, w) in enumerate(zip(r, widths)))
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in body])
-
-
-def format_table(result) -> str:
-    r"""The text report of a run: settings, distance table, moments/top-eigenvalue table,
-    our range of softmax–GE relative W1 next to the paper's, definitions, notes."""
-    st, rows = result["settings"], result["rows"]
-    lines = [f"freeprob verify: beta={st['beta']}, {st['seeds']} initialisation{'s' if st['seeds'] != 1 else ''} "
-             "per configuration "
-             f"(mean ± 95% t-interval half-width, in %), objects {', '.join(st['objects'])}; "
-             + ("softmax and GE coupled (same Q, K, V, W_O)" if st["coupled"] else "softmax and GE drawn independently")
-             + ("" if st["weights"] == "gaussian" else f"; {st['weights']} value/output weights")]
-    header = ["config", "dims", "SM–GE relW1", "SM–GE KS", "SM–th relW1", "SM–th KS", "GE–th relW1", "GE–th KS"]
-    refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
-    if refine:
-        header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
-    several = len({(r["n"], r["beta"]) for r in rows}) > len({r["config"] for r in rows}) or "," in st["beta"]
-    body = []
-    for r in rows:
-        m = r["metrics"]
-        name = _row_name(r, st, several)
-        line = [name, r["dims"]] + [_pct(m.get(k)) for k in ("sm_ge_relW1", "sm_ge_KS", "sm_th_relW1",
-                                                               "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
-        if refine:
-            base = (m.get("sm_ge_relW1") or {}).get("mean")
-
-            def closed(key):
-                v = (m.get(key) or {}).get("mean")
-                return "n/a" if not base or v is None else f"{100 * (1 - v / base):.0f}%"
-            line += [_pct(m.get("sm_ge2_relW1")), closed("sm_ge2_relW1"), _pct(m.get("sm_gekn_relW1")),
-                     closed("sm_gekn_relW1"), _num(m.get("top_ge+kn"))]
-        body.append(line)
-    lines += ["", _table(header, body), ""]
-    if refine:
-        lines += ["gap closed = 1 − relW1(softmax, GE variant)/relW1(softmax, GE): GE2 keeps the second Hermite "
-                  "chaos, GE+kn adds the rank-one key-norm term (docs/theory.md §7)", ""]
-    header2 = ["config", "scheme", "m2 err SM", "m2 err GE", "m4 err SM", "m4 err GE", "top eig SM", "top eig GE",
-               "edge (theory)"]
-    body2 = []
-    for r in rows:
-        m = r["metrics"]
-        name = _row_name(r, st, several)
-        body2.append([name, r["scheme"]] + [_pct(m.get(k)) for k in ("m2_err_sm", "m2_err_ge", "m4_err_sm",
-                                                                      "m4_err_ge")]
-                     + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th")])
-    lines += [_table(header2, body2), ""]
-    first = [r for r in rows if r["object"] == st["objects"][0]]
-    ours = [r["metrics"]["sm_ge_relW1"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_relW1")]
-    ours_ks = [r["metrics"]["sm_ge_KS"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_KS")]
-    if ours:
-        k = len(ours)
-        rng_ = lambda v: f"{min(v):.2f}%" if k == 1 else f"{min(v):.2f}%–{max(v):.2f}%"  # noqa: E731
-        lines.append(f"softmax–GE mean relative distance ({st['objects'][0]}), ours: relW1 {rng_(ours)}, "
-                     f"KS {rng_(ours_ks)} over {k} configuration{'s' if k != 1 else ''}; paper (Table 2, "
-                     f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
-    lines.append("definitions: " + result["definitions"])
-    notes = []
-    big = [b for b in st["beta"].split(",") if Fraction(b) > GE_REGIME_BETA]
-    if big:
-        notes.append(f"β = {', '.join(big)} > {GE_REGIME_BETA}: at these n the finite-size effects of "
-                     "docs/theory.md §7 (low-rank chaos, key-norm outlier) dominate the softmax–GE distance")
-    if st["weights"] == "orthogonal":
-        notes.append("Haar-orthogonal value/output weights are not covered by the laws (they hold for i.i.d. "
-                     "weights of the same variance): the theory columns are expected to differ")
-    for r in rows:
-        if r.get("theory_error"):
-            notes.append(f"no exact law for {r['config']} [{r['object']}]: {r['theory_error']}")
-        if r["seeds"] < st["seeds"]:
-            notes.append(f"{r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
-        if r.get("note"):
-            notes.append(f"{r['config']}: {r['note']}")
-        if "rounded" in r["dims"]:
-            notes.append(f"{r['config']} (n={r['n']}): widths rounded to integers, so its width ratios (and law) are not "
-                         "those of the nominal cell; the theory columns use the rounded widths")
-    lines += [f"note: {x}" for x in dict.fromkeys(notes)]
-    for key, err in list(result.get("failed", {}).items())[:5]:
-        lines.append(f"note: cell {key} failed ({err}); a rerun retries it")
-    figs = "".join(f", {f}" for f in result.get("figures", []))
-    report = result.get("report", st["out"])
-    lines.append(f"results: store {result.get('store', st['out'])} (sweep {result.get('sweep', '?')}); reports "
-                 f"{report}/summary.csv, summary.json, per_seed.csv, table.txt{figs} "
-                 f"({result['computed']} cell{'s' if result['computed'] != 1 else ''} computed, "
-                 f"{result['resumed']} reused"
-                 + (f", {result['laws_computed']} exact law{'s' if result['laws_computed'] != 1 else ''} tabulated"
-                    if result.get("laws_computed") else "")
-                 + f"; {result['elapsed']} s"
-                 + (f"; {result['executor']}" if result.get("executor") else "") + ")")
-    return "\n".join(lines)

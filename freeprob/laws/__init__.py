@@ -1,3 +1,8 @@
 """Laws: the :class:`~freeprob.laws.law.Law` base class, the families, the operations
 (free convolutions, push-forwards, mixtures) and their algebraic Cauchy equations;
 numbers are evaluated through :mod:`freeprob.numeric`."""
+
+# algebraic and operations register the functions Law calls back (Law.cauchy_equation,
+# law + a, c * law) with freeprob.laws.law.register; importing them here makes those
+# hooks exist as soon as any freeprob.laws module is imported.
+from freeprob.laws import law, families, operations, algebraic  # noqa: F401

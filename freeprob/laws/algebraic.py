@@ -48,7 +48,7 @@ import sympy as sp
 from freeprob.core.exactpoly import flint_context, from_flint, norm
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
-from freeprob.laws.law import Law
+from freeprob.laws.law import Law, register
 from freeprob.laws.operations import (
     Dilate,
     FreeAdd,
@@ -433,6 +433,7 @@ def _series_residual_is_zero(F, law, order):
     return all(ring.is_zero(v) for v in total._c[:order])
 
 
+@register("cauchy_equation")
 def cauchy_equation(law: Law) -> sp.Poly:
     r"""The irreducible algebraic Cauchy equation ``P(G, z)`` of ``law``.
 

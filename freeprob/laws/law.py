@@ -45,13 +45,45 @@ import sympy as sp
 
 from freeprob.core import cumulants as _cum
 from freeprob.core.coefficients import QQ, BallRing, MPRing, exact_ring_for
-from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
+from freeprob.core.params import as_exact, sign
 from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
 from freeprob.core.symbols import z as _z
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
+from freeprob.numeric.cauchy import AlgebraicCauchy
 
 __all__ = ["Law", "check_order", "check_dps"]
+
+#: name -> function, filled by the modules built on this one (:func:`register`)
+_HOOKS = {}
+
+
+def register(name: str):
+    """Decorator: make a function of a module above this one callable from :class:`Law`.
+
+    :class:`Law` needs a few functions defined by modules that import it
+    (``cauchy_equation`` from :mod:`freeprob.laws.algebraic`, ``shift`` and ``dilate``
+    from :mod:`freeprob.laws.operations`); they register themselves here instead of
+    being imported back, so the import graph has no cycle.  ``freeprob.laws`` imports
+    every such module, so the hooks exist once any ``freeprob.laws`` module is loaded.
+    """
+    def deco(func):
+        _HOOKS[name] = func
+        return func
+    return deco
+
+
+def _hook(name: str):
+    """The function registered under ``name``, or :class:`NotAvailable` if none is."""
+    try:
+        return _HOOKS[name]
+    except KeyError:
+        raise NotAvailable(
+            f"freeprob.laws.law: no {name!r} registered; import freeprob.laws (which loads "
+            "freeprob.laws.operations and freeprob.laws.algebraic) before using it"
+        ) from None
+
 
 #: extra bits carried by the ball computation beyond the requested digits
 GUARD_BITS = 32
@@ -225,8 +257,6 @@ class Law:
             If ``mapping`` is not a dict/sequence of pairs, a key is not a sympy
             symbol, or a value is not an exact number or expression.
         """
-        from freeprob.core.params import as_exact
-
         if len(args) == 2:
             mapping = [args]
         elif len(args) == 1:
@@ -512,8 +542,7 @@ class Law:
         """
         hit = self._cache.get("cauchy_equation")
         if hit is None:
-            from freeprob.laws.algebraic import cauchy_equation
-            hit = self._cache["cauchy_equation"] = cauchy_equation(self)
+            hit = self._cache["cauchy_equation"] = _hook("cauchy_equation")(self)
         return hit
 
     # -- numeric evaluation through the Cauchy equation ---------------------------------
@@ -526,7 +555,6 @@ class Law:
             )
         hit = self._cache.get("evaluator")
         if hit is None:
-            from freeprob.numeric.cauchy import AlgebraicCauchy
             hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())
         return hit
 
@@ -634,7 +662,6 @@ class Law:
             # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
             # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
             # (compound free Poisson rank, products, dilations) is the answer.
-            from freeprob.core.params import sign
             P = self.cauchy_equation()
             lc = P.as_poly(P.gens[0]).LC()
             if len(sp.Poly(lc, _z).terms()) == 1:
@@ -695,17 +722,14 @@ class Law:
                 "law + law is ambiguous (classical or free convolution?); use "
                 "freeprob.free_add(a, b) for the free additive convolution"
             )
-        from freeprob.laws.operations import shift
-        return shift(self, other)
+        return _hook("shift")(self, other)
 
     __radd__ = __add__
 
     def __sub__(self, other):
         if isinstance(other, Law):
             raise TypeError("law - law is not defined; use freeprob.free_add and freeprob.dilate")
-        from freeprob.core.params import as_exact
-        from freeprob.laws.operations import shift
-        return shift(self, -as_exact(other, "shift", "a"))
+        return _hook("shift")(self, -as_exact(other, "shift", "a"))
 
     def __mul__(self, other):
         if isinstance(other, Law):
@@ -713,11 +737,9 @@ class Law:
                 "law * law is ambiguous; use freeprob.free_mul(a, b) for the free "
                 "multiplicative convolution"
             )
-        from freeprob.laws.operations import dilate
-        return dilate(self, other)
+        return _hook("dilate")(self, other)
 
     __rmul__ = __mul__
 
     def __neg__(self):
-        from freeprob.laws.operations import dilate
-        return dilate(self, -1)
+        return _hook("dilate")(self, -1)

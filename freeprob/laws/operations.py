@@ -20,7 +20,7 @@ import sympy as sp
 
 from freeprob.core.params import as_exact, check, sign
 from freeprob.errors import FreeprobValueError
-from freeprob.laws.law import Law
+from freeprob.laws.law import Law, register
 from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u, w, x, z
 
@@ -320,6 +320,7 @@ class Shift(Law):
         return None
 
 
+@register("shift")
 def shift(law, a) -> Law:
     r"""The law of ``X + a`` (``μ ⊞ δ_a``): ``κ_1 → κ_1 + a``, ``R → R + a``,
     ``G(z) → G(z − a)`` ([MS17] §2.4).
@@ -391,6 +392,7 @@ class Dilate(Law):
         return self.law._nonpositive() if sc == 1 else (self.law._nonnegative() if sc == -1 else None)
 
 
+@register("dilate")
 def dilate(law, c) -> Law:
     r"""The law of ``c X`` for real ``c != 0``: ``κ_n → c^n κ_n``, ``R(w) → c R(c w)``,
     ``S(u) → S(u)/c``, ``G(z) → G(z/c)/c`` ([MS17] §2.4, §2.6).
