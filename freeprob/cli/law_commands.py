@@ -40,12 +40,11 @@ from freeprob.cli.files import (
     status_stream,
     write_output,
 )
-from freeprob.cli.costguard import guard_exact_cost
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.cli.expr import ExpressionError, parse_law, parse_value
 
-__all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "MAX_PLOT_X", "add_law_commands",
-           "max_order", "parse_grid", "run_law_command"]
+__all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "MAX_PLOT_X", "SEQUENCE_FORMATS",
+           "TABLE_KINDS", "add_law_commands", "max_order", "parse_grid", "print_sequences", "run_law_command"]
 
 #: the subcommands defined here
 LAW_COMMANDS = ("moments", "cumulants", "equation", "density", "support")
@@ -63,6 +62,11 @@ _KINDS = {  # kind -> (Law method, text column, csv/json key, LaTeX symbol)
     "boolean": ("boolean_cumulants", "boolean b_n", "b", "b"),
     "classical": ("classical_cumulants", "classical c_n", "c", "c"),
 }
+
+#: the columns of ``freeprob table``: the moments and the three kinds of cumulants
+TABLE_KINDS = ("moments", "free", "boolean", "classical")
+#: the ``--format`` choices of the sequence commands (``moments``, ``cumulants``, ``table``)
+SEQUENCE_FORMATS = ("table", "csv", "json", "latex")
 
 _LAW_HELP = ("law expression, e.g. 'free_mul(FreePoisson(1/2), Semicircle(0, 1))' (quote it for the shell; "
              "see freeprob.expr for the grammar)")
@@ -223,7 +227,7 @@ def _add_sequence_options(p, default_order=8):
     g.add_argument("--exact", action="store_true", help="exact values (the default)")
     g.add_argument("--dps", type=DPS_ARG, default=None,
                    help="N certified significant digits instead of exact values")
-    p.add_argument("--format", choices=("table", "csv", "json", "latex"), default="table",
+    p.add_argument("--format", choices=SEQUENCE_FORMATS, default="table",
                    help="output format (default table)")
     p.add_argument("--max-order", type=bounded_int(0), default=None,
                    help=f"orders above this need --force (default {DEFAULT_MAX_ORDER}, "
@@ -357,14 +361,56 @@ def _sequence_command(args, kinds, out):
     law = _parse_law(args, numeric=args.dps is not None)
     order = args.order
     _confirm_order(order, max_order(args.max_order), args.force)
-    dps = args.dps
-    if dps is None:     # symbolic coefficients: measured cost, refused up front if too long
+    # exact values with symbolic coefficients: the cost is measured and refused up front if too long
+    if args.dps is None and _maybe_symbolic(law):
+        from freeprob.cli.costguard import guard_exact_cost
         guard_exact_cost(law, [_KINDS[k][0] for k in kinds], order, who=f"freeprob {args.command}",
                          forced=args.force or args.max_order is not None)
+    return print_sequences(law, " ".join(args.law.split()), kinds, order, args.dps, args.format, out)
+
+
+def _maybe_symbolic(law):
+    """Whether the exact coefficients of ``law`` may run in sympy's generic arithmetic (the
+    case :func:`freeprob.cli.costguard.guard_exact_cost` examines); rational parameters run
+    in FLINT and need no guard (nor its import)."""
+    from freeprob.core.coefficients import SymbolicRing
+
+    return isinstance(law._exact_ring(), SymbolicRing)
+
+
+def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
+    r"""Print sequences of ``law`` of orders ``0..order``: the output of ``freeprob moments``,
+    ``freeprob cumulants`` and ``freeprob table``.
+
+    Parameters
+    ----------
+    law : freeprob.law.Law
+    text : str
+        The law as the output names it (the expression, or a preset's description).
+    kinds : sequence of str
+        Columns, in order: ``"moments"``, ``"free"``, ``"boolean"``, ``"classical"``.
+    order : int
+    dps : int or None
+        Certified significant digits; ``None``: exact values.
+    fmt : str
+        One of :data:`SEQUENCE_FORMATS`: ``table`` (aligned columns under a ``law:`` line),
+        ``csv``, ``json`` or ``latex``.
+    out : file
+
+    Returns
+    -------
+    int
+        0 (the exit status).
+
+    Raises
+    ------
+    FreeprobValueError, PrecisionError
+        From the :class:`~freeprob.law.Law` methods.
+
+    Source: this module.
+    """
     cols = {k: getattr(law, _KINDS[k][0])(order, dps=dps) for k in kinds}
-    text = " ".join(args.law.split())
     mode = "exact" if dps is None else f"{dps} significant digits"
-    fmt = args.format
     if fmt == "json":
         rec = {"law": text, "order": order, "exact": dps is None, "dps": dps,
                "values": {k: [_num(v, dps) for v in cols[k]] for k in kinds}}
@@ -401,10 +447,19 @@ def _equation_command(args, out):
     return 0
 
 
-def _plot(law, xs, ys, path, text):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def _matplotlib():
+    """``(Figure, FigureCanvasAgg)``: matplotlib's object API, never its global backend;
+    :class:`freeprob._extras.MissingExtra` (one line naming the ``plot`` extra) without
+    matplotlib."""
+    from freeprob._extras import require
 
+    figure = require("matplotlib.figure", "plot")
+    agg = require("matplotlib.backends.backend_agg", "plot")
+    return figure.Figure, agg.FigureCanvasAgg
+
+
+def _plot(law, xs, ys, path, text):
+    Figure, FigureCanvasAgg = _matplotlib()
     fig = Figure(figsize=(6.4, 4.0))
     FigureCanvasAgg(fig)
     ax = fig.subplots()
@@ -428,10 +483,9 @@ def _plot(law, xs, ys, path, text):
 
 def _plot_format(path):
     """The image format of ``--plot PATH`` (PNG for standard output); FreeprobValueError
-    for a suffix matplotlib cannot write."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
+    for a suffix matplotlib cannot write; MissingExtra without matplotlib (so ``density --plot``
+    refuses before computing)."""
+    Figure, FigureCanvasAgg = _matplotlib()
     fmt = os.path.splitext(path)[1].lstrip(".").lower()
     if path == STDOUT or (not fmt and is_stream(path)):       # '-', /dev/stdout, a FIFO: PNG
         return "png"
@@ -481,13 +535,18 @@ def _density_command(args, out):
 def _density_values(law, xs, dps):
     """``law.density(xs, dps=dps)``; a grid estimated to take longer than
     :data:`freeprob.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
-    stderr (the same digits: each value is certified on its own)."""
+    stderr (the same digits: each value is certified on its own; without tqdm, the ``sweep``
+    extra, in one piece and without the bar)."""
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
 
     if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
         return law.density(xs, dps=dps)
-    from tqdm import tqdm
+    from freeprob._extras import MissingExtra, require
 
+    try:
+        tqdm = require("tqdm", "sweep").tqdm
+    except MissingExtra:                  # the progress bar is optional: the same values without it
+        return law.density(xs, dps=dps)
     step = -(-len(xs) // 100)
     ys = []
     with tqdm(total=len(xs), desc="density", unit="point", file=sys.stderr, dynamic_ncols=True) as bar:

@@ -16,16 +16,25 @@ initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 
-import mpmath
 import sympy as sp
 
 from freeprob.laws import families as fam
 from freeprob.laws import operations as ops
 from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
-from freeprob.cli.law_commands import LAW_COMMANDS, add_law_commands, run_law_command
+from freeprob.cli.law_commands import (
+    LAW_COMMANDS,
+    SEQUENCE_FORMATS,
+    TABLE_KINDS,
+    add_law_commands,
+    print_sequences,
+    run_law_command,
+)
 from freeprob.cli.sweep_commands import add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -54,30 +63,14 @@ PRESET_LAWS = {
 }
 
 
-def _fmt(v, dps):
-    if dps is None:
-        return str(v)
-    return mpmath.nstr(v, dps)
-
-
-def table(law_name: str, order: int, dps: int | None, out=sys.stdout) -> None:
-    """Print the moment/cumulant table of a preset law (see :data:`PRESET_LAWS`)."""
+def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "table") -> None:
+    """Print the moments and the free, boolean and classical cumulants of a preset law (see
+    :data:`PRESET_LAWS`) to ``out`` (default ``sys.stdout``): ``freeprob table``, the output
+    of ``freeprob moments`` / ``cumulants`` (:func:`freeprob.cli.law_commands.print_sequences`)
+    with the four columns, under the preset's description; ``fmt`` is one of
+    ``table`` (default), ``csv``, ``json``, ``latex``."""
     desc, make = PRESET_LAWS[law_name]
-    law = make()
-    cols = {
-        "m_n": law.moments(order, dps=dps),
-        "free κ_n": law.free_cumulants(order, dps=dps),
-        "boolean b_n": law.boolean_cumulants(order, dps=dps),
-        "classical c_n": law.classical_cumulants(order, dps=dps),
-    }
-    mode = "exact" if dps is None else f"{dps} significant digits"
-    print(f"law: {desc}   ({mode})", file=out)
-    rows = [[str(n)] + [_fmt(cols[c][n], dps) for c in cols] for n in range(order + 1)]
-    header = ["n"] + list(cols)
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    print("  ".join(h.rjust(wd) for h, wd in zip(header, widths)), file=out)
-    for r in rows:
-        print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
+    print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout)
 
 
 def _max_workers():
@@ -163,9 +156,6 @@ def _add_no_figures(p, help_):
 
 
 def _add_verify(sub):
-    from freeprob.experiments.configs import MODEL_CONFIGS, SCHEME_CHOICES
-    from freeprob.experiments.verify import DEFAULT_MAX_N, OBJECT_LAWS, QUICK_MAX_N, QUICK_SEEDS
-
     p = sub.add_parser(
         "verify",
         help="check the attention laws against finite-n softmax attention at public-model widths",
@@ -174,11 +164,21 @@ def _add_verify(sub):
                     "configurations × n × β × seeds, run in this process, on local Dask workers or on a Dask "
                     "cluster; every finished cell goes to the SQLite store named by --out (with CSV/JSON, a "
                     "text table and figures); an interrupted run resumes.",
-        epilog="configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
-               "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
-               "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
-               "--out freeprob-verify-example",
     )
+    p.defer(_verify_arguments)
+
+
+def _verify_arguments(p):
+    """The epilog and arguments of ``freeprob verify``, which name the configurations, schemes
+    and defaults of :mod:`freeprob.experiments`: added when ``verify`` is parsed or its help
+    printed (:class:`_Parser`), so that no other command imports the experiments layer."""
+    from freeprob.experiments.configs import MODEL_CONFIGS, SCHEME_CHOICES
+    from freeprob.experiments.verify import DEFAULT_MAX_N, OBJECT_LAWS, QUICK_MAX_N, QUICK_SEEDS
+
+    p.epilog = ("configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
+                "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
+                "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
+                "--out freeprob-verify-example")
     p.add_argument("--quick", action="store_true",
                    help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
                         "output in ./freeprob-verify-quick")
@@ -262,8 +262,6 @@ def verify_command(args, out=None) -> int:
 
 
 def _add_readout(sub):
-    from freeprob.experiments.comparisons import COMPARISONS
-
     p = sub.add_parser(
         "readout",
         help="the paper's readout comparisons (§5, appendix D): exact predictions vs softmax training",
@@ -274,9 +272,17 @@ def _add_readout(sub):
                     "Every measured initialisation is a sweep cell stored in --out/results.sqlite as it "
                     "finishes (in this process, on --workers local Dask processes or on a --scheduler "
                     "cluster), so an interrupted comparison resumes.",
-        epilog="comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
-               + ". example: freeprob readout list",
     )
+    p.defer(_readout_arguments)
+
+
+def _readout_arguments(p):
+    """The epilog and arguments of ``freeprob readout`` (they name the comparisons of
+    :mod:`freeprob.experiments.comparisons`), added on first use like :func:`_verify_arguments`."""
+    from freeprob.experiments.comparisons import COMPARISONS
+
+    p.epilog = ("comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())
+                + ". example: freeprob readout list")
     p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
                    help="comparison to run, 'all', or 'list' to name them")
     p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
@@ -435,8 +441,42 @@ def readout_command(args, out=None) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """The parsers of ``freeprob`` (the subcommands' too: ``add_subparsers`` makes them of
+    the parent's class): an :class:`argparse.ArgumentParser` whose arguments may be added on
+    first use.  :meth:`defer` registers ``fill(parser)``, run before the parser first parses
+    arguments or formats its usage or help; so a command whose options name what the
+    experiments layer defines (``verify``, ``readout``) costs nothing until it is chosen, and
+    ``freeprob moments ...`` imports neither that layer nor scipy, matplotlib or dask."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._fills = []
+
+    def defer(self, fill) -> None:
+        """Run ``fill(self)`` before this parser is first used."""
+        self._fills.append(fill)
+
+    def _complete(self):
+        while self._fills:
+            self._fills.pop(0)(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self):
+        self._complete()
+        return super().format_usage()
+
+    def format_help(self):
+        self._complete()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The argument parser of ``freeprob``; cheap to build (see :class:`_Parser`)."""
+    parser = _Parser(
         prog="freeprob",
         description="Exact free probability: moments, cumulants and transforms of spectral laws; "
                     "verification of the multi-head attention laws against sampled spectra.",
@@ -457,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--order", type=ORDER_ARG, default=8, help="highest order (default 8)")
     p.add_argument("--dps", type=DPS_ARG, default=None,
                    help="decimal digits (default: exact rationals/expressions)")
+    p.add_argument("--format", choices=SEQUENCE_FORMATS, default="table",
+                   help="output format (default table; the formats of freeprob moments)")
     return parser
 
 
@@ -465,9 +507,34 @@ def main(argv=None) -> int:
     (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
     finished cells kept, the store closed, a cluster shut down; exit status 143
     (:func:`freeprob.sweep.sigterm_as_interrupt`)."""
-    from freeprob.experiments.sweep import sigterm_as_interrupt
-    with sigterm_as_interrupt():
+    with _sigterm_as_interrupt():
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """:func:`freeprob.experiments.sweep.sigterm_as_interrupt`, which imports that module (and
+    the result store) only when a SIGTERM arrives, so that the law commands never load the
+    experiments layer: within the block SIGTERM raises
+    :class:`freeprob.experiments.sweep.Terminated` in the main thread (once: a second SIGTERM
+    during the clean-up is ignored); the previous handler is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            from freeprob.experiments.sweep import Terminated
+        except ImportError:          # the signal came while that module was being imported
+            raise KeyboardInterrupt() from None
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _main(argv):
@@ -486,7 +553,7 @@ def _main(argv):
         elif args.command in LAW_COMMANDS:
             status = run_law_command(args)
         else:
-            table(args.law, args.order, args.dps)
+            table(args.law, args.order, args.dps, fmt=args.format)
             status = 0
         sys.stdout.flush()           # a reader that went away is seen here, not in the flush at exit
         return status

@@ -27,7 +27,6 @@ from fractions import Fraction
 
 from freeprob.cli.files import STDOUT, check_outputs, status_stream, write_output
 from freeprob.errors import FreeprobValueError
-from freeprob.experiments.store import RESULT_COLUMNS, ResultStore, StoreError, refuse_store_targets
 
 __all__ = ["AGGREGATE_COLUMNS", "PARQUET_TYPES", "add_sweep_command", "aggregate_rows", "run_sweep_command"]
 
@@ -37,9 +36,24 @@ __all__ = ["AGGREGATE_COLUMNS", "PARQUET_TYPES", "add_sweep_command", "aggregate
 AGGREGATE_COLUMNS = ("sweep", "config", "n", "beta", "quantity", "seeds", "null", "mean", "half", "lo", "hi")
 
 #: Arrow type of each exported column (``n``, ``seed``: int64; ``value``: float64;
-#: the others: string; all nullable)
-PARQUET_TYPES = {c: ("int64" if c in ("n", "seed") else "float64" if c == "value" else "string")
-                 for c in RESULT_COLUMNS}
+#: the others: string; all nullable).  Built on first use (module ``__getattr__``): the
+#: columns come from :mod:`freeprob.experiments.store`, which ``freeprob`` imports only for
+#: the commands that read a store.
+PARQUET_TYPES: dict
+
+
+def _parquet_types():
+    from freeprob.experiments.store import RESULT_COLUMNS
+
+    return {c: ("int64" if c in ("n", "seed") else "float64" if c == "value" else "string")
+            for c in RESULT_COLUMNS}
+
+
+def __getattr__(name):
+    if name == "PARQUET_TYPES":
+        return _parquet_types()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _EXAMPLE_DB = "freeprob-verify-quick"       # the --out of `freeprob verify --quick`
 _EXAMPLES = {
@@ -98,12 +112,9 @@ def add_sweep_command(sub) -> None:
     e = ssub.add_parser(
         "export",
         help="write the results table to CSV and/or Parquet",
-        description="Write the results table (" + ", ".join(RESULT_COLUMNS) + "; one row per cell and "
-                    "quantity, NULL for a value that was not finite) to CSV and/or Parquet (typed columns; "
-                    "needs pyarrow); FILE '-' is standard output. An existing file is kept unless --force. "
-                    "Exit status: 0; 2 on bad input.",
         epilog=f"example: {_EXAMPLES['export']}",
     )
+    _on_first_use(e, _export_description)
     e.add_argument("db", metavar="DB", help=_DB_HELP)
     e.add_argument("--csv", metavar="FILE", default=None, help="write CSV here ('-': standard output)")
     e.add_argument("--parquet", metavar="FILE", default=None,
@@ -111,6 +122,27 @@ def add_sweep_command(sub) -> None:
     e.add_argument("--sweep", metavar="NAME", default=None, help="only this sweep (default: all)")
     e.add_argument("--force", action="store_true", help="overwrite existing files")
     p.set_defaults(_sweep_parser=p)
+
+
+def _export_description(parser):
+    """The description of ``sweep export``, which names the stored columns."""
+    from freeprob.experiments.store import RESULT_COLUMNS
+
+    parser.description = (
+        "Write the results table (" + ", ".join(RESULT_COLUMNS) + "; one row per cell and quantity, NULL "
+        "for a value that was not finite) to CSV and/or Parquet (typed columns; needs pyarrow); FILE '-' is "
+        "standard output. An existing file is kept unless --force. Exit status: 0; 2 on bad input.")
+
+
+def _on_first_use(parser, fill):
+    """``fill(parser)`` when the parser first parses or formats its help (the deferral of
+    ``freeprob.cli.main``'s parsers: building the parser of every command imports no
+    experiments module), or now for a plain :class:`argparse.ArgumentParser`."""
+    defer = getattr(parser, "defer", None)
+    if defer is None:
+        fill(parser)
+    else:
+        defer(fill)
 
 
 def run_sweep_command(args, out=None) -> int:
@@ -142,6 +174,8 @@ def run_sweep_command(args, out=None) -> int:
 
     Source: this module.
     """
+    from freeprob.experiments.store import ResultStore, refuse_store_targets
+
     out = out if out is not None else sys.stdout
     if args.sweep_command is None:
         args._sweep_parser.print_help(out)
@@ -198,6 +232,7 @@ def aggregate_rows(rows, level=0.95) -> list[dict]:
 
     Source: :func:`freeprob.readout_sampled.mean_interval` (the t-interval for a normal mean).
     """
+    from freeprob.experiments.store import RESULT_COLUMNS
     from freeprob.sampler.readout import mean_interval
 
     idx = {c: i for i, c in enumerate(RESULT_COLUMNS)}
@@ -236,6 +271,8 @@ def _group_order(key):
 def _select(store, name, rows):
     """The ``sweeps()`` records of the sweeps in ``rows = store.rows(name)``: all, or the
     one named (StoreError if unknown)."""
+    from freeprob.experiments.store import StoreError
+
     sweeps = store.sweeps()
     if name is None:
         known = {s["name"] for s in sweeps}
@@ -283,6 +320,8 @@ def _header(s):
 
 
 def _show(sweeps, rows, *, fmt, per_seed, out):
+    from freeprob.experiments.store import RESULT_COLUMNS
+
     by_sweep: dict[str, list] = {}
     for r in rows:
         by_sweep.setdefault(r[0], []).append(r)
@@ -327,6 +366,8 @@ def _show(sweeps, rows, *, fmt, per_seed, out):
 
 
 def _write_csv(rows, target):
+    from freeprob.experiments.store import RESULT_COLUMNS
+
     def write(f):
         w = csv.writer(f)
         w.writerow(RESULT_COLUMNS)
@@ -343,8 +384,11 @@ def _write_parquet(rows, target):
     except ImportError:
         raise FreeprobValueError("sweep export --parquet needs pyarrow (pip install pyarrow); --csv does "
                                  "not") from None
+    from freeprob.experiments.store import RESULT_COLUMNS
+
     types = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}
-    columns = {c: pa.array([r[i] for r in rows], type=types[PARQUET_TYPES[c]])
+    arrow = _parquet_types()
+    columns = {c: pa.array([r[i] for r in rows], type=types[arrow[c]])
                for i, c in enumerate(RESULT_COLUMNS)}
     table = pa.table(columns)
     write_output(target, lambda fh: pq.write_table(table, fh), binary=True)
