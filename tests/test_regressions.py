@@ -135,11 +135,15 @@ def test_numeric_mass_candidates_keep_a_split_double_root():
         assert _num_real_polyroots([mpmath.mpf(1), mpmath.mpf(0), mpmath.mpf(1)], 120, clusters=True) == []
 
 
-def test_unresolvable_close_atoms_fail_cleanly():
+def test_close_atoms_resolved_or_fail_cleanly():
     from freeprob.errors import PrecisionError
     from freeprob.expr import parse_law
+    # residues are read down to heights ~1e-32: atoms 1e-20 apart are resolved exactly
+    assert parse_law("mixture([Dirac(1), Dirac(1+1/10**20)], [1/3, 2/3])").atoms() == (
+        (1, sp.Rational(1, 3)), (1 + sp.Rational(1, 10**20), sp.Rational(2, 3)))
+    # closer than that: a clean refusal, never a wrong mass
     with pytest.raises(PrecisionError, match="cannot identify the mass"):
-        parse_law("mixture([Dirac(1), Dirac(1+1/10**20)], [1/3, 2/3])").atoms()
+        parse_law("mixture([Dirac(1), Dirac(1+1/10**40)], [1/3, 2/3])").atoms()
 
 
 def test_edges_with_irrational_coefficients_have_all_their_digits():
