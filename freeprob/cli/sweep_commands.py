@@ -378,12 +378,12 @@ def _write_csv(rows, target):
 
 
 def _write_parquet(rows, target):
+    from freeprob._extras import MissingExtra, require
     try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise FreeprobValueError("sweep export --parquet needs pyarrow (pip install pyarrow); --csv does "
-                                 "not") from None
+        pa = require("pyarrow", "parquet")
+        pq = require("pyarrow.parquet", "parquet")
+    except MissingExtra as exc:
+        raise FreeprobValueError(f"sweep export --parquet: {exc}; --csv does not need it") from None
     from freeprob.experiments.store import RESULT_COLUMNS
 
     types = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}

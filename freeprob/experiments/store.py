@@ -43,6 +43,11 @@ opening reads a store whose ``-wal`` holds nothing with SQLite's ``immutable=1``
 ``-wal``/``-shm`` file is created beside it, and read-only media work), else with
 ``mode=ro`` (the WAL content is read).
 
+The module is split in three: the paths and guards (:mod:`freeprob.experiments.store_paths`),
+the schema and row checksums (:mod:`freeprob.experiments.store_schema`) and, here,
+:func:`code_version` and :class:`ResultStore`; every name of the other two is re-exported
+here.
+
 Source: the design of this project (README, "Sweeps"); SQLite is the Python standard
 library's :mod:`sqlite3`.
 """
@@ -51,76 +56,43 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
-import io
 import json
-import math
-import operator
-import os
 import socket
 import sqlite3
-import time
 from pathlib import Path
 
-import numpy as np
-
-from freeprob.errors import FreeprobValueError
+from freeprob.experiments.store_paths import (
+    DB_NAME,  # noqa: F401 (re-exported)
+    DB_SUFFIXES,
+    StoreError,
+    _same_file,  # noqa: F401 (re-exported: freeprob.store keeps every name it had)
+    _shell_sql,
+    check_creatable,
+    disk_full_hint,
+    refuse_store_targets,
+    store_files,
+    store_path,
+)
+from freeprob.experiments.store_schema import (
+    _SCHEMA,
+    _SQLITE_HEADER,
+    _STORE_TABLES,
+    _TABLES,
+    RESULT_COLUMNS,  # noqa: F401 (re-exported)
+    STORE_FORMAT,
+    _checksum,
+    _columns,
+    _content,
+    _finite_or_none,
+    _now,
+    _npy_bytes,
+    _npy_load,
+    _row,
+    _unique_names,
+)
 
 __all__ = ["DB_SUFFIXES", "STORE_FORMAT", "ResultStore", "StoreError", "code_version", "store_path",
            "store_files", "refuse_store_targets", "check_creatable", "disk_full_hint"]
-
-#: Bump when the schema or the meaning of stored rows changes; stores of another format
-#: are refused.  2: a checksum per row; the code identity (source hash) in ``code_version``.
-#: 3: each cell's done-mark records its rows (counts and a digest), ``members`` rows a checksum.
-STORE_FORMAT = 3
-#: ``--out`` paths with these suffixes name the database itself; other paths are
-#: directories that hold ``results.sqlite`` next to the reports.
-DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-DB_NAME = "results.sqlite"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sweeps (
-    name TEXT PRIMARY KEY, kind TEXT NOT NULL, settings TEXT NOT NULL,
-    code_version TEXT NOT NULL, created TEXT NOT NULL, report TEXT, checksum TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cells (
-    cell_key TEXT PRIMARY KEY, sweep TEXT NOT NULL, config TEXT, n INTEGER, beta TEXT,
-    seed INTEGER, params TEXT NOT NULL, seconds REAL, host TEXT,
-    code_version TEXT NOT NULL, time TEXT NOT NULL, results INTEGER NOT NULL, arrays INTEGER NOT NULL,
-    content TEXT NOT NULL, checksum TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    sweep TEXT NOT NULL, cell_key TEXT NOT NULL, config TEXT, n INTEGER, beta TEXT,
-    seed INTEGER, quantity TEXT NOT NULL, value REAL, code_version TEXT NOT NULL,
-    time TEXT NOT NULL, checksum TEXT NOT NULL, PRIMARY KEY (cell_key, quantity));
-CREATE TABLE IF NOT EXISTS arrays (
-    cell_key TEXT NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL, checksum TEXT NOT NULL,
-    PRIMARY KEY (cell_key, name));
-CREATE TABLE IF NOT EXISTS objects (
-    key TEXT PRIMARY KEY, kind TEXT NOT NULL, data TEXT NOT NULL,
-    code_version TEXT NOT NULL, time TEXT NOT NULL, checksum TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS members (
-    sweep TEXT NOT NULL, cell_key TEXT NOT NULL, checksum TEXT NOT NULL, PRIMARY KEY (sweep, cell_key));
-CREATE INDEX IF NOT EXISTS results_by_sweep ON results (sweep, config, n, beta, quantity);
-"""
-
-#: columns of the ``results`` table, in order (exports keep them)
-RESULT_COLUMNS = ("sweep", "cell_key", "config", "n", "beta", "seed", "quantity", "value",
-                  "code_version", "time")
-#: the checksummed tables: their columns (in order, without ``checksum``) and the columns
-#: that name a row in messages
-_TABLES = {
-    "sweeps": (("name", "kind", "settings", "code_version", "created", "report"), ("name",)),
-    "cells": (("cell_key", "sweep", "config", "n", "beta", "seed", "params", "seconds", "host",
-               "code_version", "time", "results", "arrays", "content"), ("cell_key",)),
-    "results": (RESULT_COLUMNS, ("cell_key", "quantity")),
-    "arrays": (("cell_key", "name", "data"), ("cell_key", "name")),
-    "objects": (("key", "kind", "data", "code_version", "time"), ("key",)),
-    "members": (("sweep", "cell_key"), ("sweep", "cell_key")),
-}
-
-
-class StoreError(FreeprobValueError):
-    """The result store cannot be used: not a freeprob store, another store format, or
-    not writable.  The message says which and what to do."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -160,224 +132,6 @@ def code_version() -> str:
 code_version()      # computed on import, next to the loading of the code it names (not after later edits)
 
 
-def store_files(path) -> list[Path]:
-    r"""The files of a result store: the database and SQLite's ``-wal``, ``-shm`` and
-    ``-journal`` files beside it (whether they exist or not).
-
-    Parameters
-    ----------
-    path : path
-        The database file or an ``--out`` directory (:func:`store_path`).
-
-    Returns
-    -------
-    list of pathlib.Path
-
-    Raises
-    ------
-    Nothing.
-
-    Source: SQLite's file naming (https://www.sqlite.org/tempfiles.html).
-    """
-    db = store_path(path)
-    return [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")]
-
-
-def disk_full_hint(path) -> str:
-    r"""What to do when the disk of a result store is full (the end of the error message).
-
-    Parameters
-    ----------
-    path : path
-        The store's database file or ``--out`` directory (:func:`store_path`).
-
-    Returns
-    -------
-    str
-        Free space and rerun (the stored cells are kept); when the store's ``-wal`` file
-        holds data, also that the store's latest data is only there until it is merged, so
-        it must be kept and copied with the database file, and how to merge it once space
-        is freed.
-
-    Raises
-    ------
-    Nothing.
-
-    Source: SQLite's write-ahead log (https://www.sqlite.org/wal.html): a checkpoint, which
-    copies the log into the database file, needs space in that file.
-    """
-    db = store_path(path)
-    hint = "free disk space (or choose another --out) and rerun: the cells stored before are kept"
-    wal = store_files(db)[1]
-    try:
-        size = wal.stat().st_size
-    except OSError:
-        size = 0
-    if size:
-        hint += (f".  Until then the store's latest data is only in {wal.name} ({size} bytes) beside "
-                 f"{db.name}: keep that file, and copy it together with {db.name} (the main file alone is "
-                 "incomplete or unreadable).  Once space is freed, any rerun merges it into the main file, "
-                 f"or {_shell_sql(db, 'PRAGMA wal_checkpoint(TRUNCATE)')}")
-    return hint
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return os.path.realpath(a) == os.path.realpath(b)      # Path.resolve raises on a loop of links
-
-
-def check_creatable(directory):
-    r"""Refuse, without creating anything, an output directory that cannot be made.
-
-    Parameters
-    ----------
-    directory : path
-        A report directory or the directory of a store (``--out``).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    FreeprobValueError
-        A file in the way, or a nearest existing ancestor that is not a writable
-        directory; the message says which and to choose another ``--out``.
-
-    Source: this project's design (a refused run leaves nothing behind; README, "Sweeps").
-    """
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise FreeprobValueError(f"the output path {str(directory)!r} exists and is not a directory; choose "
-                                 "another --out")
-    ancestor = directory.absolute()
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise FreeprobValueError(f"cannot write to the output directory {str(directory)!r} "
-                                 f"({str(ancestor)!r} is not a writable directory); choose another --out")
-
-
-def refuse_store_targets(targets, store, *, who):
-    r"""Refuse output paths that are the result store (or one of its SQLite files).
-
-    Parameters
-    ----------
-    targets : iterable of (str, path)
-        ``(what, path)`` of every file a command is about to write (``what`` names it in
-        the message, e.g. ``"--csv"`` or ``"report summary.csv"``); ``None`` paths and
-        ``-`` (standard output) are skipped.
-    store : path
-        The store the command reads or writes (database file or ``--out`` directory).
-    who : str
-        The command, for the message.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    StoreError
-        A target that is the store's database or its ``-wal``, ``-shm`` or ``-journal``
-        file, by resolved path or :func:`os.path.samefile` (symbolic and hard links
-        included); nothing has been read or written.
-
-    Source: this project's design (README, "Sweeps").
-    """
-    files = store_files(store)
-    for what, target in targets:
-        if target is None or str(target) == "-":
-            continue
-        t = Path(target)
-        for f in files:
-            if _same_file(t, f):
-                raise StoreError(f"{who}: {what} {str(target)!r} is the result store {str(files[0])!r}"
-                                 + ("" if f == files[0] else f" (its SQLite file {f.name!r})")
-                                 + "; writing there would destroy the stored results: give another file name")
-
-
-def store_path(out) -> Path:
-    """The database file named by an ``--out`` path: the path itself when it ends in
-    one of :data:`DB_SUFFIXES`, else ``out/results.sqlite``."""
-    out = Path(out)
-    return out if out.suffix.lower() in DB_SUFFIXES else out / DB_NAME
-
-
-def _now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _npy_bytes(a):
-    buf = io.BytesIO()
-    np.save(buf, np.asarray(a), allow_pickle=False)
-    return buf.getvalue()
-
-
-def _npy_load(b):
-    return np.load(io.BytesIO(b), allow_pickle=False)
-
-
-def _finite_or_none(v):
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int | float | np.floating | np.integer):
-        raise FreeprobValueError(f"ResultStore: quantities must be real numbers or None; got {v!r}")
-    v = float(v) + 0.0          # -0.0 -> 0.0, as SQLite stores it (the checksum is of what is read back)
-    return v if math.isfinite(v) else None
-
-
-def _checksum(table, values) -> str:
-    """SHA-256 (32 hex digits) of a row's values, type-tagged and length-prefixed; floats
-    by their exact hex form."""
-    h = hashlib.sha256(table.encode())
-    for v in values:
-        if v is None:
-            b = b"n"
-        elif isinstance(v, bytes | memoryview):
-            b = b"b" + bytes(v)
-        elif isinstance(v, float):
-            b = b"f" + v.hex().encode()
-        elif isinstance(v, int):
-            b = b"i" + str(v).encode()
-        else:
-            b = b"s" + str(v).encode()
-        h.update(len(b).to_bytes(8, "little") + b)
-    return h.hexdigest()[:32]
-
-
-def _row(table, *values):
-    """A row of ``table`` with its checksum appended (the values as SQLite will return them)."""
-    return (*values, _checksum(table, values))
-
-
-def _content(results, arrays) -> str:
-    """Digest (32 hex digits) of what a cell stored: the checksums of its ``results`` and
-    ``arrays`` rows (each covers the row's cell key, name and value), in sorted order."""
-    h = hashlib.sha256(b"cell content")
-    for tag, sums in ((b"r", results), (b"a", arrays)):
-        for c in sorted(sums):
-            h.update(tag + str(c).encode())
-    return h.hexdigest()[:32]
-
-
-def _shell_sql(path, sql):
-    """``sqlite3 PATH "SQL"`` as a shell command line (quoted with :func:`shlex.quote` when
-    double quotes would not keep it literal)."""
-    import shlex
-    arg = f'"{sql}"' if not any(c in sql for c in '"$`\\!') else shlex.quote(sql)
-    return f"sqlite3 {shlex.quote(str(path))} {arg}"
-
-
-#: tables of every freeprob store (a file that has them is a damaged store, not another database)
-_STORE_TABLES = frozenset({"meta", "sweeps", "cells", "results", "arrays", "objects", "members"})
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
 def _sqlite_guard(method):
     """Turn any :class:`sqlite3.Error` of a :class:`ResultStore` method into a
     :class:`StoreError` with the path and the reason."""
@@ -405,38 +159,6 @@ def _reading(method):
             if self._db.in_transaction:
                 self._db.execute("COMMIT")
     return _sqlite_guard(wrapper)
-
-
-def _unique_names(what, items, convert):
-    """``[(str(name), convert(value))]`` of a dict, refusing two names equal as text."""
-    out, seen = [], set()
-    for k, v in items.items():
-        name = str(k)
-        if name in seen:
-            raise FreeprobValueError(f"ResultStore: two {what} are named {name!r}; names must be unique as "
-                                     "text")
-        seen.add(name)
-        out.append((name, convert(v)))
-    return out
-
-
-def _columns(params):
-    """``(config, n, beta, seed)`` column values of a cell: ``n`` and ``seed`` as Python
-    ints (a numpy integer would otherwise be bound by sqlite3 as an 8-byte BLOB), ``config``
-    and ``beta`` as text."""
-    def as_int(name):
-        v = params.get(name)
-        if v is None:
-            return None
-        try:
-            return operator.index(v)
-        except TypeError:
-            raise FreeprobValueError(f"ResultStore: params[{name!r}] must be an integer or None; "
-                                     f"got {v!r}") from None
-
-    config, beta = params.get("config"), params.get("beta")
-    return (None if config is None else str(config), as_int("n"), None if beta is None else str(beta),
-            as_int("seed"))
 
 
 class ResultStore:

@@ -45,6 +45,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from freeprob._extras import require
 from freeprob.experiments import store as _store  # noqa: F401 (fixes the code identity at import, on workers too)
 from freeprob.errors import FreeprobValueError
 
@@ -64,6 +65,12 @@ LOCAL_START_TIMEOUT = 120
 WORKERS_LOST_GRACE = 60
 #: seconds between two looks at the cluster's workers while no result arrives
 _WATCH_INTERVAL = 1.0
+
+
+def _sweep_extra(module):
+    """``module`` of the ``sweep`` extra (dask, distributed, tqdm, threadpoolctl), or
+    :class:`freeprob._extras.MissingExtra` naming ``pip install 'freeprob[sweep]'``."""
+    return require(module, "sweep")
 
 
 class SchedulerError(FreeprobValueError):
@@ -186,7 +193,7 @@ def _run_cell(fn, kwargs, blas_threads):
     """Worker side: run one cell with a BLAS thread limit; returns
     ``(result, seconds, host, None, code)`` or ``(None, seconds, host, error text, code)``
     with ``code`` the worker's :func:`_worker_version` (checked by :func:`run_cells`)."""
-    from threadpoolctl import threadpool_limits
+    threadpool_limits = _sweep_extra("threadpoolctl").threadpool_limits
     t = time.perf_counter()
     try:
         with threadpool_limits(limits=blas_threads):
@@ -312,29 +319,47 @@ def _check_address(address):
 
 
 def _probe_scheduler(address):
-    """Ask whatever listens at ``address`` who it is (Dask's ``identity`` message), with a
-    hard deadline: a port that accepts connections but is not a Dask scheduler (a web
-    server, a silent listener, another protocol) must not hang the command."""
+    """Ask whatever listens at ``address`` who it is, with a hard deadline: a port that
+    accepts connections but is not a Dask scheduler (a web server, a silent listener,
+    another protocol, a worker) must not hang the command.
+
+    Opens an asynchronous ``distributed.Client(address, timeout=CONNECT_TIMEOUT)`` (Dask's
+    public API) in a private event loop and reads :meth:`Client.scheduler_info` (the
+    identity the server sent), all under :func:`asyncio.wait_for` with
+    :data:`CONNECT_TIMEOUT`: the client's own ``timeout`` bounds the TCP connection but not
+    Dask's handshake, which a silent listener never answers (it would wait forever)."""
     import asyncio
 
-    from distributed.comm import connect
+    Client = _sweep_extra("distributed").Client
+    seen = {}
 
     async def ask():
-        comm = await connect(address, timeout=CONNECT_TIMEOUT)
+        client = Client(address, timeout=CONNECT_TIMEOUT, asynchronous=True, set_as_default=False)
         try:
-            await comm.write({"op": "identity", "reply": True})
-            return await comm.read()
+            await client
         finally:
-            comm.abort()
+            with contextlib.suppress(Exception):        # what answered, even if it then failed
+                seen.update(client.scheduler_info())
+            await client.close(timeout=2)
 
     try:
-        info = asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT))
+        asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT))
+        info = seen
     except BaseException as exc:         # noqa: BLE001 — anything from a foreign server
         if isinstance(exc, KeyboardInterrupt):
             raise
-        why = "no answer" if isinstance(exc, asyncio.TimeoutError | TimeoutError) else type(exc).__name__
-        raise SchedulerError(f"{address} does not answer as a Dask scheduler within {CONNECT_TIMEOUT} s "
-                             f"({why}); check the address (the scheduler's port, 8786 by default)") from None
+        # a Dask server that is not a scheduler: its identity (older distributed: a worker
+        # answers it, then ignores the client's registration) or its refusal of the
+        # scheduler's request (newer: "Worker.identity() got an unexpected keyword …")
+        m = None if isinstance(exc, OSError) else re.search(r"\b([A-Z]\w*)\.identity\(", str(exc))
+        if seen.get("type") not in (None, "Scheduler"):
+            info = seen
+        elif m is None:
+            why = "no answer" if isinstance(exc, asyncio.TimeoutError | TimeoutError) else type(exc).__name__
+            raise SchedulerError(f"{address} does not answer as a Dask scheduler within {CONNECT_TIMEOUT} s "
+                                 f"({why}); check the address (the scheduler's port, 8786 by default)") from None
+        else:
+            info = {"type": m.group(1)}
     if not isinstance(info, dict) or info.get("type") != "Scheduler":
         kind = info.get("type") if isinstance(info, dict) else type(info).__name__
         raise SchedulerError(f"{address} is not a Dask scheduler (it answers as {kind!r}); give the "
@@ -410,8 +435,8 @@ class Executor:
     def _silence(self):
         """Silence distributed's loggers until :meth:`close` (a lost scheduler is reported
         by :func:`run_cells`, not by a reconnection traceback)."""
-        from distributed.utils import silence_logging_cmgr
-        self._quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
+        silence = _sweep_extra("distributed.utils").silence_logging_cmgr
+        self._quiet.enter_context(silence(logging.CRITICAL))
 
     @property
     def description(self):
@@ -423,7 +448,7 @@ class Executor:
         return f"Dask LocalCluster, {self.workers} worker processes × {self.blas_threads} BLAS threads"
 
     def _connect(self):
-        from distributed import Client
+        Client = _sweep_extra("distributed").Client
         _probe_tcp(self.scheduler)
         _probe_scheduler(self.scheduler)
         try:
@@ -465,7 +490,8 @@ class Executor:
             raise
 
     def _local(self):
-        from distributed import Client, LocalCluster
+        distributed = _sweep_extra("distributed")
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
         if multiprocessing.parent_process() is not None:
             raise SchedulerError(
                 "a sweep was started inside a spawned worker process: a script that runs verify() or a "
@@ -492,8 +518,8 @@ class Executor:
         """Shut down the client and a local cluster, quietly (idempotent)."""
         with contextlib.ExitStack() as quiet:
             if self.cluster is not None or self.client is not None:
-                from distributed.utils import silence_logging_cmgr
-                quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
+                silence = _sweep_extra("distributed.utils").silence_logging_cmgr
+                quiet.enter_context(silence(logging.CRITICAL))
             for obj in (self.client, self.cluster):
                 if obj is not None:
                     try:
@@ -557,7 +583,7 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     KeyboardInterrupt
         Passed on after cancelling the pending cells; every finished cell is stored.
     """
-    from tqdm import tqdm
+    tqdm = _sweep_extra("tqdm").tqdm
 
     t0 = time.perf_counter()
     keys = [c.key for c in cells]
@@ -608,7 +634,7 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                 record(c, _run_cell(c.fn, c.kwargs, executor.blas_threads))
                 bar.update()
         else:
-            from distributed import as_completed
+            as_completed = _sweep_extra("distributed").as_completed
             futures = {}
             for c in todo:
                 f = executor.client.submit(_run_cell, c.fn, c.kwargs, executor.blas_threads,
@@ -715,7 +741,7 @@ def _cluster_failure(exc, executor, stats, total, store):
     """A future that raised instead of returning :func:`_run_cell`'s tuple: a cell that
     killed its worker (Dask's ``KilledWorker``, e.g. out of memory) is a failed cell; any
     other error means the cluster cannot go on (:class:`SchedulerError`)."""
-    from distributed import KilledWorker
+    KilledWorker = _sweep_extra("distributed").KilledWorker
     if isinstance(exc, KilledWorker):
         return None, 0.0, "?", f"{type(exc).__name__}: {exc}", _worker_version()
     if _is_missing_freeprob(exc):
