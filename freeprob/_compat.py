@@ -4,7 +4,9 @@ module object (so ``monkeypatch.setattr(freeprob.store, …)`` changes what the 
 
 ``freeprob.numeric``, ``freeprob.attention``, ``freeprob.sampler`` and ``freeprob.cli``
 became packages of the same name that re-export the old module's names; every other old
-module is listed in :data:`ALIASES`.  See docs/architecture.md.
+module is listed in :data:`ALIASES`, except the few whose contents moved to two layers
+(:data:`SHIMS`: small modules at the old path re-exporting the names).  See
+docs/architecture.md.
 """
 from __future__ import annotations
 
@@ -33,7 +35,6 @@ ALIASES = {
     "freeprob.readout": "freeprob.attention.readout",
     "freeprob._sampler_model": "freeprob.sampler.model",
     "freeprob._sampler_heads": "freeprob.sampler.heads",
-    "freeprob.readout_sampled": "freeprob.sampler.readout",
     "freeprob.configs": "freeprob.experiments.configs",
     "freeprob.compare": "freeprob.experiments.compare",
     "freeprob.store": "freeprob.experiments.store",
@@ -50,8 +51,15 @@ ALIASES = {
     "freeprob._cliutil": "freeprob.cli.files",
 }
 
+#: old modules whose contents were split between layers: real modules at the old path that
+#: re-export the names from their new homes.  They sit above every layer (they may import
+#: anything) and nothing in freeprob imports them.
+SHIMS = frozenset({
+    "freeprob.readout_sampled",     # freeprob.sampler.readout + freeprob.experiments.stats
+})
+
 #: the old top-level names, for ``freeprob.<name>`` attribute access and ``dir()``
-SUBMODULES = frozenset(old.split(".")[1] for old in ALIASES)
+SUBMODULES = frozenset(old.split(".")[1] for old in (*ALIASES, *SHIMS))
 
 
 def target(name: str) -> str | None:

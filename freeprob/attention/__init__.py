@@ -1,5 +1,37 @@
-"""The attention layer of [HK26] (theory.md §1–§4): its architecture, the Gaussian
-equivalent spectral laws (:mod:`freeprob.attention.laws`) and the readout predictions
-(:mod:`freeprob.attention.readout`)."""
-from freeprob.attention.laws import *  # noqa: F401,F403
-from freeprob.attention.laws import __all__
+"""The attention layer of [HK26] (theory.md §1–§4): the layer class
+(:mod:`freeprob.attention.architecture`), the Gaussian equivalent spectral laws
+(:mod:`freeprob.attention.laws`) and the readout predictions
+(:mod:`freeprob.attention.readout`).
+
+The names are loaded on first use (PEP 562), so that ``import
+freeprob.attention.architecture`` (which the sampler does) loads neither the laws nor
+sympy.
+"""
+from __future__ import annotations
+
+#: the public names, all served by :mod:`freeprob.attention.laws`
+__all__ = [
+    "ge_coefficients", "Architecture", "SCHEMES", "theta1", "theta2",
+    "row_covariance_law", "value_covariance_law", "tied_value_covariance_law",
+    "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
+    "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
+]
+
+#: names that do not need the laws (nor sympy)
+_LIGHT = ("Architecture", "SCHEMES")
+
+
+def __getattr__(name):
+    if name in __all__:
+        if name in _LIGHT:
+            from freeprob.attention import architecture as module
+        else:
+            from freeprob.attention import laws as module
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'freeprob.attention' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -56,17 +56,16 @@ References
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import mpmath
 import sympy as sp
 
+from freeprob.attention.architecture import SCHEMES, Architecture
+from freeprob.attention.ge import ge_coefficients, theta1, theta2
 from freeprob.core.params import as_exact, sign
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.families import CompoundFreePoisson, Dirac, MarchenkoPastur
 from freeprob.laws.law import Law
 from freeprob.laws.operations import dilate, pushforward, shift
-from freeprob.core.symbols import ExpConstant, x
+from freeprob.core.symbols import x
 
 __all__ = [
     "ge_coefficients", "Architecture", "SCHEMES", "theta1", "theta2",
@@ -74,67 +73,6 @@ __all__ = [
     "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
     "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
 ]
-
-#: symbols used when the architecture leaves θ1, θ2 free (``beta=None``)
-theta1, theta2 = sp.symbols("theta1 theta2", positive=True)
-
-#: key/value schemes of :class:`Architecture`
-SCHEMES = ("independent", "gqa", "shared_keys", "tied")
-
-
-def ge_coefficients(beta, *, dps=None):
-    r"""The Gaussian-equivalence constants ``(θ1, θ2) = (e^{β²} − 1, β²)``.
-
-    Parameters
-    ----------
-    beta : number, str or sympy expression
-        Inverse temperature ``β ≥ 0`` of the softmax scores ``β q·k/√d_K``.  Floats are
-        read as the decimal they print as; a sympy symbol gives symbolic constants.
-    dps : int, optional
-        If given, return ``mpmath.mpf`` values to ``dps`` significant digits instead of
-        exact sympy expressions.
-
-    Returns
-    -------
-    (theta1, theta2)
-        ``θ1`` is the variance of ``n A_ab − 1`` (the coordinate variance) and ``θ2``
-        the coefficient of its linear (first Hermite) part.
-
-    Raises
-    ------
-    FreeprobValueError
-        If ``β`` is negative, not real, or ``dps < 1``.
-
-    Source: [HK26]_ §3 (GE theorem); theory.md §2 (Hermite expansion of ``e^{βg−β²/2}``).
-
-    >>> ge_coefficients(1)
-    (-1 + E, 1)
-    >>> t1, t2 = ge_coefficients("0.5", dps=20)
-    >>> print(mpmath.nstr(t1, 20), t2)
-    0.28402541668774148407 0.25
-    """
-    b = as_exact(beta, "ge_coefficients", "beta")
-    if b.is_real is False or (b.is_number and not b.is_real):
-        raise FreeprobValueError(f"ge_coefficients: beta must be real and >= 0, got {beta!r}")
-    if b.is_number and sign(b) < 0:
-        raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
-    if b.is_negative:
-        raise FreeprobValueError(f"ge_coefficients: beta must be >= 0, got {beta!r}")
-    b2 = b**2
-    # a rational β² ≠ 1 as one generator (see ExpConstant); β = 1 keeps sympy's E
-    t1 = (ExpConstant(b2) if b2.is_Rational else sp.exp(b2)) - 1
-    t2 = b2
-    if dps is None:
-        return t1, t2
-    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:
-        raise FreeprobValueError(f"ge_coefficients: dps must be an integer >= 1, got {dps!r}")
-    if not b.is_number:
-        raise FreeprobValueError("ge_coefficients: dps needs a numeric beta, got a symbol")
-    with mpmath.workdps(dps + 10):
-        bb = mpmath.mpf(sp.N(b, dps + 10))
-        v1, v2 = mpmath.expm1(bb**2), bb**2
-    with mpmath.workdps(dps):
-        return +v1, +v2
 
 
 def _positive(value, owner, name, *, integer=False):
@@ -157,148 +95,16 @@ def _positive(value, owner, name, *, integer=False):
     return v
 
 
-@dataclass(frozen=True)
-class Architecture:
-    r"""A multi-head attention layer in the proportional limit, shared by laws and samplers.
-
-    Parameters
-    ----------
-    heads : int or positive sympy symbol
-        Number of heads ``h``.
-    gamma_k, gamma_v, gamma_o : number or positive sympy expression
-        Total width ratios ``γ_K = h d_K/n`` (queries/keys), ``γ_V = h d_V/n`` (values),
-        ``γ_O = d_O/n`` (output), ``n`` the number of tokens.  Exact (floats are read
-        as the decimal they print as) or symbolic.
-    beta : number, sympy expression or None
-        Softmax inverse temperature ``β ≥ 0``; ``None`` leaves ``θ1``, ``θ2`` as the
-        free symbols :data:`theta1`, :data:`theta2` (moments are then polynomials in
-        them).
-    scheme : {"independent", "gqa", "shared_keys", "tied"}
-        ``"independent"`` heads; ``"gqa"``, grouped-query attention with ``kv_groups``
-        groups of heads sharing ``K`` and ``V`` (multi-query attention is
-        ``kv_groups=1``); ``"shared_keys"``, one key matrix for all heads (values
-        independent); ``"tied"``, within-head tying ``W_V = W_K`` (needs ``d_V = d_K``,
-        i.e. ``γ_V = γ_K``).
-    kv_groups : int, optional
-        ``h_KV`` for ``scheme="gqa"``; must divide ``h``.
-
-    Attributes
-    ----------
-    theta1, theta2 : sympy expressions
-        The GE constants (:func:`ge_coefficients`), or the free symbols.
-    c_k, c_v : sympy expressions
-        Per-head ratios ``d_K/n = γ_K/h`` and ``d_V/n = γ_V/h``.
-
-    Raises
-    ------
-    FreeprobValueError
-        For ``β < 0`` or non-real, ratios ``≤ 0``, ``h`` not a positive integer, an
-        unknown scheme, ``h`` not divisible by ``h_KV``, ``kv_groups`` given for another
-        scheme, or tying with ``γ_V ≠ γ_K``.
-
-    Source: theory.md §1 (notation), [HK26]_ §2.
-
-    >>> arch = Architecture(heads=12, gamma_k=1, gamma_v=1, gamma_o=1, beta=1)
-    >>> arch.c_k, arch.theta1
-    (1/12, -1 + E)
-    """
-
-    heads: object
-    gamma_k: object
-    gamma_v: object
-    gamma_o: object
-    beta: object = None
-    scheme: str = "independent"
-    kv_groups: object = None
-    theta1: sp.Expr = field(init=False, repr=False, compare=False)
-    theta2: sp.Expr = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        own = "Architecture"
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
-        set_("heads", _positive(self.heads, own, "heads", integer=True))
-        for name in ("gamma_k", "gamma_v", "gamma_o"):
-            set_(name, _positive(getattr(self, name), own, name))
-        if self.scheme not in SCHEMES:
-            raise FreeprobValueError(
-                f"{own}: unknown scheme {self.scheme!r}; allowed: {', '.join(SCHEMES)}")
-        if self.scheme == "gqa":
-            if self.kv_groups is None:
-                raise FreeprobValueError(
-                    f"{own}: scheme='gqa' needs kv_groups (h_KV, a positive divisor of "
-                    "heads; kv_groups=1 is multi-query attention)")
-            g = _positive(self.kv_groups, own, "kv_groups", integer=True)
-            ratio = sp.simplify(self.heads / g)
-            if ratio.is_number and not ratio.is_Integer:
-                raise FreeprobValueError(
-                    f"{own}: heads={self.heads} is not divisible by kv_groups={g}; "
-                    "kv_groups must divide the number of heads")
-            set_("kv_groups", g)
-        elif self.kv_groups is not None:
-            raise FreeprobValueError(
-                f"{own}: kv_groups is only used with scheme='gqa', got scheme={self.scheme!r}")
-        if self.scheme == "tied" and sp.simplify(self.gamma_v - self.gamma_k) != 0:
-            raise FreeprobValueError(
-                f"{own}: within-head tying (W_V = W_K) needs d_V = d_K, i.e. gamma_v == "
-                f"gamma_k; got gamma_k={self.gamma_k}, gamma_v={self.gamma_v}")
-        if self.beta is None:
-            set_("theta1", theta1)
-            set_("theta2", theta2)
-        else:
-            t1, t2 = ge_coefficients(self.beta)
-            set_("beta", as_exact(self.beta, own, "beta"))
-            set_("theta1", t1)
-            set_("theta2", t2)
-
-    @property
-    def c_k(self):
-        """Per-head key ratio ``d_K/n = γ_K/h``."""
-        return sp.simplify(self.gamma_k / self.heads)
-
-    @property
-    def c_v(self):
-        """Per-head value ratio ``d_V/n = γ_V/h``."""
-        return sp.simplify(self.gamma_v / self.heads)
-
-    @property
-    def kappa(self):
-        """``κ = θ2/θ1``, the only way β enters the mean-normalised laws (theory.md §1)."""
-        return self.theta2 / self.theta1
-
-    def replace(self, **changes) -> "Architecture":
-        """A copy with some fields changed (``heads``, ``gamma_k``, ``scheme``, ...)."""
-        kw = dict(heads=self.heads, gamma_k=self.gamma_k, gamma_v=self.gamma_v,
-                  gamma_o=self.gamma_o, beta=self.beta, scheme=self.scheme,
-                  kv_groups=self.kv_groups)
-        if changes.get("scheme", kw["scheme"]) != "gqa":
-            kw["kv_groups"] = None
-        unknown = set(changes) - set(kw)
-        if unknown:
-            raise FreeprobValueError(
-                f"Architecture.replace: unknown field(s) {', '.join(sorted(unknown))}; "
-                f"allowed: {', '.join(kw)}")
-        kw.update(changes)
-        return Architecture(**kw)
-
-    @classmethod
-    def from_dimensions(cls, *, n, heads, d_k, d_v, d_o, beta=None, scheme="independent",
-                        kv_groups=None) -> "Architecture":
-        """The architecture of ``n`` tokens and integer widths (``γ_K = h d_K/n`` ...).
-
-        Raises ``FreeprobValueError`` for non-positive or non-integer sizes.
-        """
-        own = "Architecture.from_dimensions"
-        vals = {k: _positive(v, own, k, integer=True)
-                for k, v in dict(n=n, heads=heads, d_k=d_k, d_v=d_v, d_o=d_o).items()}
-        h, nn = vals["heads"], vals["n"]
-        return cls(heads=h, gamma_k=h * vals["d_k"] / nn, gamma_v=h * vals["d_v"] / nn,
-                   gamma_o=vals["d_o"] / nn, beta=beta, scheme=scheme, kv_groups=kv_groups)
-
-
 def _check_arch(arch, owner):
     if not isinstance(arch, Architecture):
         raise FreeprobValueError(
             f"{owner}: expected an Architecture, got {type(arch).__name__}")
+
+
+def _s(value):
+    """A layer's number (``int``, ``Fraction`` or sympy) as a sympy expression: the laws
+    compute in sympy, the layer class stores rationals without it."""
+    return sp.sympify(value)
 
 
 # -- primitives --------------------------------------------------------------------------
@@ -332,8 +138,8 @@ def value_covariance_law(arch: Architecture) -> Law:
     _check_arch(arch, "value_covariance_law")
     if arch.scheme == "tied":
         return tied_value_covariance_law(arch)
-    rho = row_covariance_law(arch.c_k, arch.theta1, arch.theta2)
-    return dilate(CompoundFreePoisson(1 / arch.c_v, rho), arch.c_v)
+    rho = row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
+    return dilate(CompoundFreePoisson(1 / _s(arch.c_v), rho), _s(arch.c_v))
 
 
 def tied_value_covariance_law(arch: Architecture) -> Law:
@@ -344,7 +150,7 @@ def tied_value_covariance_law(arch: Architecture) -> Law:
     "pushforward of π_{γ_K/h} under φ_KV").  Mean ``θ1 + θ2/c_K``.
     """
     _check_arch(arch, "tied_value_covariance_law")
-    ck, t1, t2 = arch.c_k, arch.theta1, arch.theta2
+    ck, t1, t2 = _s(arch.c_k), arch.theta1, arch.theta2
     if sp.sympify(t2).is_zero and sp.sympify(t1).is_zero:
         return Dirac(0)          # β = 0: Σ = 0
     return pushforward(MarchenkoPastur(ck), (t2 / ck) * x**2 + (t1 - t2) * x)
@@ -362,7 +168,7 @@ def attention_law(arch: Architecture) -> Law:
     (1, theta1, 2*theta1**2 + 2*theta2**2)
     """
     _check_arch(arch, "attention_law")
-    return CompoundFreePoisson(1, row_covariance_law(arch.c_k, arch.theta1, arch.theta2))
+    return CompoundFreePoisson(1, row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2))
 
 
 def concatenated_attention_law(arch: Architecture) -> Law:
@@ -373,8 +179,8 @@ def concatenated_attention_law(arch: Architecture) -> Law:
     and by tying.  Mean ``θ1``, ``m2 = θ1²(1 + 1/h) + θ2²/γ_K``.
     """
     _check_arch(arch, "concatenated_attention_law")
-    rho = row_covariance_law(arch.c_k, arch.theta1, arch.theta2)
-    return dilate(CompoundFreePoisson(arch.heads, rho), 1 / arch.heads)
+    rho = row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
+    return dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads))
 
 
 def head_sum_ratio(arch: Architecture):
@@ -385,10 +191,10 @@ def head_sum_ratio(arch: Architecture):
     Source: theory.md §3.2, §3.5."""
     _check_arch(arch, "head_sum_ratio")
     if arch.scheme == "shared_keys":
-        return arch.c_k
+        return _s(arch.c_k)
     if arch.scheme == "gqa":
-        return sp.simplify(arch.kv_groups * arch.c_k)
-    return arch.gamma_k
+        return sp.simplify(_s(arch.kv_groups) * _s(arch.c_k))
+    return _s(arch.gamma_k)
 
 
 def head_sum_law(arch: Architecture) -> Law:
@@ -412,7 +218,7 @@ def head_output_law(arch: Architecture) -> Law:
     Atom ``1 − c_V`` at 0 when ``c_V < 1``.  Source: theory.md §3.2, §3.4.
     """
     _check_arch(arch, "head_output_law")
-    return CompoundFreePoisson(arch.c_v, value_covariance_law(arch))
+    return CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch))
 
 
 def stacked_output_law(arch: Architecture) -> Law:
@@ -423,7 +229,7 @@ def stacked_output_law(arch: Architecture) -> Law:
     Unchanged by across-head sharing.  Source: theory.md §3.2, §3.4, §3.5.
     """
     _check_arch(arch, "stacked_output_law")
-    return CompoundFreePoisson(arch.gamma_v, value_covariance_law(arch))
+    return CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch))
 
 
 def output_law(arch: Architecture) -> Law:
@@ -438,9 +244,9 @@ def output_law(arch: Architecture) -> Law:
     statement π(μ_VO, γ_O)).
     """
     _check_arch(arch, "output_law")
-    t = arch.gamma_v / arch.gamma_o
+    t = _s(arch.gamma_v) / _s(arch.gamma_o)
     mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch)), 1 / t)
-    return CompoundFreePoisson(arch.gamma_o, mu_vo)
+    return CompoundFreePoisson(_s(arch.gamma_o), mu_vo)
 
 
 def mean_normalized(law: Law) -> Law:
@@ -475,4 +281,4 @@ def common_row_spike(arch: Architecture, n):
     _check_arch(arch, "common_row_spike")
     nn = _positive(n, "common_row_spike", "n", integer=True)
     m1 = output_law(arch).moments(1)[1]
-    return sp.simplify(nn * arch.gamma_o + m1 * (1 + 1 / arch.gamma_o + 1 / arch.gamma_v))
+    return sp.simplify(nn * _s(arch.gamma_o) + m1 * (1 + 1 / _s(arch.gamma_o) + 1 / _s(arch.gamma_v)))

@@ -7,7 +7,7 @@ open it read-only, so they can run while the sweep is still writing:
 * ``freeprob sweep show DB`` prints, per sweep, a header (name, kind, code version,
   creation time, cells done, settings), the stored report and one row per
   (configuration, n, β, quantity) with the mean over seeds and its 95% Student-t
-  interval (:func:`freeprob.readout_sampled.mean_interval`); ``--per-seed`` prints the
+  interval (:func:`freeprob.experiments.stats.mean_interval`); ``--per-seed`` prints the
   stored rows instead, ``--format csv|json`` machine-readable versions of the same;
 * ``freeprob sweep export DB --csv FILE --parquet FILE`` writes the ``results`` table
   (:data:`freeprob.store.RESULT_COLUMNS`, one row per cell and quantity).
@@ -228,12 +228,12 @@ def aggregate_rows(rows, level=0.95) -> list[dict]:
     Raises
     ------
     FreeprobValueError
-        ``level`` outside ``(0, 1)`` (from :func:`freeprob.readout_sampled.mean_interval`).
+        ``level`` outside ``(0, 1)`` (from :func:`freeprob.experiments.stats.mean_interval`).
 
-    Source: :func:`freeprob.readout_sampled.mean_interval` (the t-interval for a normal mean).
+    Source: :func:`freeprob.experiments.stats.mean_interval` (the t-interval for a normal mean).
     """
     from freeprob.experiments.store import RESULT_COLUMNS
-    from freeprob.sampler.readout import mean_interval
+    from freeprob.experiments.stats import mean_interval
 
     idx = {c: i for i, c in enumerate(RESULT_COLUMNS)}
     groups: dict[tuple, list] = {}

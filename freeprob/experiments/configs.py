@@ -17,7 +17,11 @@ token count of a configuration, :attr:`ModelConfig.n`, is ``min(d, context lengt
   width ratios ``γ`` (and the limiting law) stay those of the nominal cell; or
 * ``widths="real"``: the model's own widths, only ``n`` smaller (other ratios ``γ``).
 
-This module belongs to the sampler layer (numpy widths, no exact arithmetic).
+A :class:`ModelConfig` is a named catalogue entry (name, label, context, source, note)
+around one layer, :attr:`ModelConfig.layer` (the one layer class,
+:class:`freeprob.attention.Architecture`, here as the sampler's
+:class:`~freeprob.sampler.Dimensions`), which checks the widths and the sharing scheme.
+No exact arithmetic is needed (the layer class imports no sympy).
 """
 from __future__ import annotations
 
@@ -61,11 +65,18 @@ class ModelConfig:
     note : str
         Anything not taken from the source (e.g. a tying that the model does not use).
 
+    Attributes
+    ----------
+    n : int
+        The nominal token count ``min(d, context, 2048)``.
+    layer : freeprob.sampler.Dimensions
+        The layer at the nominal ``n`` (:meth:`dimensions` with no argument).
+
     Raises
     ------
     FreeprobValueError
-        Widths or heads not positive integers, ``kv_groups`` not dividing ``heads``,
-        unknown scheme (checked through :class:`~freeprob.sampler.Dimensions`).
+        ``d`` or ``context`` not a positive integer; heads, widths, scheme or
+        ``kv_groups`` rejected by the layer class (:class:`~freeprob.sampler.Dimensions`).
     """
 
     name: str
@@ -79,15 +90,25 @@ class ModelConfig:
     source: str = ""
     note: str = ""
     n: int = field(init=False)
+    layer: Dimensions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        for key in ("d", "heads", "d_head", "context"):
+        for key in ("d", "context"):       # they fix the nominal n; the layer checks the rest
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
                 raise FreeprobValueError(
                     f"ModelConfig {self.name!r}: `{key}` must be a positive integer; got {v!r}")
-        object.__setattr__(self, "n", min(self.d, self.context, _MAX_NOMINAL_N))
-        self.dimensions()          # validates scheme, kv_groups, tying
+        n = min(self.d, self.context, _MAX_NOMINAL_N)
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "layer", self._layer(n=n, d_k=self.d_head, d_v=self.d_head, d_o=self.d,
+                                                      d=self.d, heads=self.heads, scheme=self.scheme,
+                                                      kv_groups=self.kv_groups))
+
+    def _layer(self, **sizes) -> Dimensions:
+        try:
+            return Dimensions(**sizes)
+        except FreeprobValueError as exc:
+            raise FreeprobValueError(f"configuration {self.name!r}: {exc}") from None
 
     def scheme_label(self) -> str:
         """``independent``, ``gqa(8)``, ``mqa``, ``shared_keys`` or ``tied``."""
@@ -112,7 +133,7 @@ class ModelConfig:
         ------
         Nothing.
 
-        Source: the schemes of :class:`freeprob.sampler.Dimensions` (theory.md §3.4–3.5).
+        Source: the schemes of :class:`freeprob.attention.Architecture` (theory.md §3.4–3.5).
         """
         if (scheme == "gqa" and kv_groups == self.heads) or (scheme == "shared_keys" and self.heads == 1):
             return "independent", None
@@ -174,11 +195,10 @@ class ModelConfig:
             d, dh = max(n, round(self.d * s)), max(1, round(self.d_head * s))
         else:
             raise FreeprobValueError(f"{self.name}: widths must be 'scaled' or 'real'; got {widths!r}")
-        try:
-            return Dimensions(n=n, heads=self.heads, d_k=dh, d_v=dh, d_o=d, d=d, scheme=self.scheme,
-                              kv_groups=self.kv_groups)
-        except FreeprobValueError as exc:
-            raise FreeprobValueError(f"configuration {self.name!r}: {exc}") from None
+        if n == nom and widths == "scaled":
+            return self.layer
+        return self._layer(n=n, heads=self.heads, d_k=dh, d_v=dh, d_o=d, d=d, scheme=self.scheme,
+                           kv_groups=self.kv_groups)
 
     def scaled_n(self, max_n: int) -> int:
         r"""The largest ``n ≤ max_n`` at which uniformly scaled widths stay integers.

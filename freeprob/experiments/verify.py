@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import math
 import os
 import re
 import sys
@@ -39,7 +38,7 @@ from freeprob.experiments.compare import TabulatedLaw, law_distances, relative_m
 from freeprob.experiments.configs import DEFAULT_CONFIGS, Cell, config_identity, model_config, parse_scheme
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError
-from freeprob.sampler.readout import mean_interval
+from freeprob.experiments.stats import finite_mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
 from freeprob.experiments.figures import FIGURE_FILES, verify_figures
 from freeprob.experiments.files import write_output
@@ -290,8 +289,7 @@ def _atomic_write(path: Path, text: str):
 
 
 def _dims_dict(dims):
-    return dict(n=dims.n, heads=dims.heads, d_k=dims.d_k, d_v=dims.d_v, d_o=dims.d_o, d=dims.d,
-                scheme=dims.scheme, kv_groups=dims.kv_groups)
+    return dims.to_dict()
 
 
 def _models(refinements):
@@ -372,9 +370,7 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
 def _theory_job(dims, beta, obj, points):
     """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text)."""
     from freeprob.attention import laws as attention
-    arch = attention.Architecture.from_dimensions(
-        n=dims["n"], heads=dims["heads"], d_k=dims["d_k"], d_v=dims["d_v"], d_o=dims["d_o"],
-        beta=beta, scheme=dims["scheme"], kv_groups=dims["kv_groups"])
+    arch = attention.Architecture.from_dict(dims).with_beta(beta)
     law = getattr(attention, OBJECT_LAWS[obj])(arch)
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
     if obj == "out_full":     # bulk = output law; the top eigenvalue is the common-row spike
@@ -623,11 +619,8 @@ def _settings_dict(settings):
 
 
 def _mean_ci(values):
-    v = [x for x in values if x is not None and math.isfinite(x)]
-    if not v:
-        return None
-    r = mean_interval(v)
-    return dict(mean=r.mean, lo=r.lo, hi=r.hi, n=r.n)
+    r = finite_mean_interval(values)
+    return None if r is None else dict(mean=r.mean, lo=r.lo, hi=r.hi, n=r.n)
 
 
 def summarize(cells, settings, theory, store, sweep):

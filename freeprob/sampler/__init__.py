@@ -1,5 +1,6 @@
 """Finite-n sampling of softmax attention and its Gaussian equivalent, in float64 (numpy
-and scipy only: importing it loads neither sympy nor python-flint).
+and scipy only: importing it loads numpy, not scipy, sympy nor python-flint).  The layer
+class :class:`Dimensions` is :mod:`freeprob.attention.architecture`'s (no sympy).
 
 :mod:`~freeprob.sampler.model` (dimensions, weights, attention), :mod:`~freeprob.sampler.heads`
 (per-head noise), :mod:`~freeprob.sampler.spectra` (objects and their spectra),

@@ -1,7 +1,8 @@
 r"""Model layer of :mod:`freeprob.sampler`: sizes, GE constants, weight draws, softmax.
 
 Private module; the public names are re-exported by :mod:`freeprob.sampler` (import
-them from there).  numpy/scipy/stdlib only, like the whole sampler layer.
+them from there).  numpy/stdlib only, like the whole sampler layer; the layer class
+:class:`Dimensions` is :mod:`freeprob.attention.architecture`'s (no sympy).
 """
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
+from freeprob.attention.architecture import SCHEMES, Architecture, Dimensions  # noqa: F401
 from freeprob.errors import FreeprobValueError
 
-SCHEMES = ("independent", "gqa", "shared_keys", "tied")
 MODELS = ("softmax", "ge", "ge2")
 OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out", "out_full")
 WEIGHT_KINDS = ("gaussian", "rademacher", "orthogonal")
@@ -72,129 +72,13 @@ def _names(values, allowed, owner, name):
 
 # --------------------------------------------------------------------------- dimensions
 
-@dataclass(frozen=True)
-class Dimensions:
-    r"""Sizes and head-sharing scheme of one multi-head attention layer.
-
-    Parameters
-    ----------
-    n : int
-        Number of tokens, ``n ≥ 1``.
-    heads : int
-        Number of heads ``h``.
-    d_k, d_v, d_o : int
-        Per-head key/query width ``d_K``, per-head value width ``d_V``, output width
-        ``d_O``.
-    d : int, optional
-        Input width, ``d ≥ n`` (orthogonal token rows need ``n ≤ d``); defaults to ``n``.
-        Only the ``input="explicit"`` route of :func:`draw_weights` uses it.
-    scheme : {"independent", "gqa", "shared_keys", "tied"}
-        Head sharing (theory.md §3.4–3.5).
-    kv_groups : int, optional
-        Number of key/value groups for ``scheme="gqa"`` (``heads % kv_groups == 0``;
-        MQA is ``kv_groups=1``; consecutive heads form a group).  Must be omitted (or
-        equal to the implied value) for the other schemes.
-
-    Attributes
-    ----------
-    gamma_k, gamma_v, gamma_o : fractions.Fraction
-        ``h d_K/n``, ``h d_V/n``, ``d_O/n`` (theory.md §1).
-    c_k, c_v : fractions.Fraction
-        ``d_K/n``, ``d_V/n``.
-    key_groups, value_groups : int
-        Number of distinct key / value matrices.
-
-    Raises
-    ------
-    FreeprobValueError
-        A size is not a positive integer; ``n > d``; unknown scheme; ``kv_groups``
-        missing, not dividing ``heads``, or given for a scheme other than GQA;
-        ``scheme="tied"`` with ``d_v != d_k``.
-
-    Examples
-    --------
-    >>> dims = Dimensions(n=64, heads=4, d_k=8, d_v=8, d_o=32, scheme="gqa", kv_groups=2)
-    >>> dims.gamma_k, dims.gamma_o, dims.key_groups
-    (Fraction(1, 2), Fraction(1, 2), 2)
-    """
-
-    n: int
-    heads: int
-    d_k: int
-    d_v: int
-    d_o: int
-    d: int = None
-    scheme: str = "independent"
-    kv_groups: int = None
-
-    def __post_init__(self):
-        owner = "Dimensions"
-        for name in ("n", "heads", "d_k", "d_v", "d_o"):
-            object.__setattr__(self, name, _positive_int(getattr(self, name), owner, name))
-        d = self.n if self.d is None else _positive_int(self.d, owner, "d")
-        if d < self.n:
-            raise FreeprobValueError(
-                f"`d` of `Dimensions` must be >= n (X has n orthogonal rows in R^d); got d={d}, n={self.n}")
-        object.__setattr__(self, "d", d)
-        _choice(self.scheme, SCHEMES, owner, "scheme")
-        implied = {"independent": self.heads, "shared_keys": None, "tied": self.heads}
-        if self.scheme == "gqa":
-            if self.kv_groups is None:
-                raise FreeprobValueError("`kv_groups` of `Dimensions` is required for scheme 'gqa' "
-                                         "(kv_groups=1 is MQA)")
-            g = _positive_int(self.kv_groups, owner, "kv_groups")
-            if self.heads % g:
-                raise FreeprobValueError(
-                    f"`kv_groups` of `Dimensions` must divide heads={self.heads}; got {g}")
-            object.__setattr__(self, "kv_groups", g)
-        elif self.kv_groups is not None and self.kv_groups != implied[self.scheme]:
-            raise FreeprobValueError(
-                f"`kv_groups` of `Dimensions` is only for scheme 'gqa'; got kv_groups={self.kv_groups!r} "
-                f"with scheme {self.scheme!r}")
-        else:
-            object.__setattr__(self, "kv_groups", None)
-        if self.scheme == "tied" and self.d_v != self.d_k:
-            raise FreeprobValueError(
-                f"scheme 'tied' of `Dimensions` sets V_i = K_i and needs d_v == d_k; got d_v={self.d_v}, "
-                f"d_k={self.d_k}")
-
-    @property
-    def gamma_k(self):
-        return Fraction(self.heads * self.d_k, self.n)
-
-    @property
-    def gamma_v(self):
-        return Fraction(self.heads * self.d_v, self.n)
-
-    @property
-    def gamma_o(self):
-        return Fraction(self.d_o, self.n)
-
-    @property
-    def c_k(self):
-        return Fraction(self.d_k, self.n)
-
-    @property
-    def c_v(self):
-        return Fraction(self.d_v, self.n)
-
-    @property
-    def key_groups(self):
-        return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": 1,
-                "tied": self.heads}[self.scheme]
-
-    @property
-    def value_groups(self):
-        return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": self.heads,
-                "tied": self.heads}[self.scheme]
-
-    def key_group_of_head(self):
-        """Index of the key matrix used by each head (``numpy`` int array of length ``h``)."""
-        return np.arange(self.heads) * self.key_groups // self.heads
-
-    def value_group_of_head(self):
-        """Index of the value matrix used by each head (``numpy`` int array of length ``h``)."""
-        return np.arange(self.heads) * self.value_groups // self.heads
+def _layer(dims, owner, name="dims"):
+    """``dims`` if it is a layer built from sizes (a :class:`Dimensions`, or an
+    :class:`~freeprob.attention.architecture.Architecture` from ``from_dimensions``)."""
+    if not (isinstance(dims, Architecture) and dims.sized):
+        raise FreeprobValueError(f"`{name}` of `{owner}` must be a Dimensions (or an Architecture built "
+                                 f"from sizes); got {dims!r}")
+    return dims
 
 
 # --------------------------------------------------------------------------- constants
@@ -292,8 +176,7 @@ class Weights:
     x: np.ndarray = field(default=None)
 
     def __post_init__(self):
-        if not isinstance(self.dims, Dimensions):
-            raise FreeprobValueError(f"`dims` of `Weights` must be a Dimensions; got {self.dims!r}")
+        _layer(self.dims, "Weights")
         dm = self.dims
         shapes = {"q": (dm.heads, dm.n, dm.d_k), "k": (dm.heads, dm.n, dm.d_k),
                   "v": (dm.heads, dm.n, dm.d_v), "w_o": (dm.heads * dm.d_v, dm.d_o)}
@@ -458,8 +341,7 @@ def draw_weights(dims, *, rng, input="qkv", value_weights="gaussian", output_wei
     ((4, 16, 4), (16, 8), True)
     """
     owner = "draw_weights"
-    if not isinstance(dims, Dimensions):
-        raise FreeprobValueError(f"`dims` of `{owner}` must be a Dimensions; got {dims!r}")
+    _layer(dims, owner)
     rng = _rng(rng, owner)
     _choice(input, INPUTS, owner, "input")
     _choice(value_weights, WEIGHT_KINDS, owner, "value_weights")

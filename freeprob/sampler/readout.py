@@ -10,90 +10,20 @@ divided by ``√m1``), docs/theory.md §4:
 * :func:`measured_ridge_error`: ``E_{w*, ε}|ŵ − w*|²/d_O`` given ``F`` for ridge with an
   isotropic teacher ``y = Fw* + σε`` (closed form ``(λ² tr (S+λ)^{−2} + σ² tr S(S+λ)^{−2})/d_O``,
   ``S = FᵀF``);
-* :func:`measured_effective_dof`: ``tr S(S+λ)^{−1}/d_O``;
-* :func:`mean_interval`: mean and Student-t confidence interval over initialisations.
+* :func:`measured_effective_dof`: ``tr S(S+λ)^{−1}/d_O``.
+
+The mean and confidence interval over initialisations (``mean_interval``) are in
+:mod:`freeprob.experiments.stats`.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["measured_loss_curve", "measured_ridge_error", "measured_effective_dof",
-           "mean_interval", "MeanInterval"]
-
-
-@dataclass(frozen=True)
-class MeanInterval:
-    """Sample mean of ``n`` values and the half-width of its confidence interval
-    (``half`` is ``None`` for ``n = 1``).  ``lo``/``hi`` are the interval ends."""
-
-    mean: float
-    half: float | None
-    n: int
-    level: float = 0.95
-
-    @property
-    def lo(self):
-        return None if self.half is None else self.mean - self.half
-
-    @property
-    def hi(self):
-        return None if self.half is None else self.mean + self.half
-
-    def contains(self, value, slack=0.0):
-        """``|value − mean| ≤ half + slack`` (``False`` without an interval)."""
-        return self.half is not None and abs(float(value) - self.mean) <= self.half + slack
-
-    def __format__(self, spec):
-        spec = spec or ".4f"
-        if self.half is None:
-            return format(self.mean, spec)
-        return f"{format(self.mean, spec)} ± {format(self.half, spec)}"
-
-
-def mean_interval(values, level=0.95):
-    r"""Mean and Student-t confidence interval ``x̄ ± t_{(1+level)/2, k−1} s/√k`` of ``k``
-    independent measurements (e.g. one per initialisation).
-
-    Parameters
-    ----------
-    values : 1-d sequence of finite reals, at least one
-    level : float in ``(0, 1)``
-
-    Returns
-    -------
-    MeanInterval
-
-    Raises
-    ------
-    FreeprobValueError
-        Empty or not 1-d input, non-finite values (or a mean that overflows), a level
-        outside ``(0, 1)``.
-
-    Source: the t-interval for a normal mean (any statistics text; scipy.stats.t).
-    """
-    who = "mean_interval"
-    try:
-        v = np.asarray(values, dtype=float)
-        lv = float(level)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: values must be real numbers; got {values!r}") from None
-    if v.ndim != 1:
-        raise FreeprobValueError(f"{who}: values must be a 1-d sequence; got shape {v.shape}")
-    if v.size == 0 or not np.all(np.isfinite(v)) or not np.isfinite(v.mean()):
-        raise FreeprobValueError(f"{who}: need at least one value, all finite; got {v.tolist()!r}")
-    if not 0 < lv < 1:
-        raise FreeprobValueError(f"{who}: level must lie in (0, 1); got {level!r}")
-    m = float(v.mean())
-    if v.size < 2:
-        return MeanInterval(m, None, 1, lv)
-    half = float(stats.t.ppf((1 + lv) / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size))
-    return MeanInterval(m, half, int(v.size), lv)
+__all__ = ["measured_loss_curve", "measured_ridge_error", "measured_effective_dof"]
 
 
 def _features(f, who):

@@ -82,8 +82,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg
 
 from freeprob.sampler.heads import (
     ge_head_outputs,
@@ -101,6 +99,7 @@ from freeprob.sampler.model import (
     _beta,
     _child_generators,
     _choice,
+    _layer,
     _names,
     _noise_std,
     _parallel_draw,
@@ -382,8 +381,7 @@ def sample_objects(dims, beta, *, rng, model="softmax", key_norm_term=False, wei
     ((32, 64), (32, 16))
     """
     owner = "sample_objects"
-    if not isinstance(dims, Dimensions):
-        raise FreeprobValueError(f"`dims` of `{owner}` must be a Dimensions; got {dims!r}")
+    _layer(dims, owner)
     beta = _beta(beta, owner)
     rng = _rng(rng, owner)
     objects = _names(objects, OBJECTS, owner, "objects")
@@ -450,8 +448,7 @@ def spectra(dims, beta, *, rng, models=("softmax", "ge"), objects=("out",), coup
     True
     """
     owner = "spectra"
-    if not isinstance(dims, Dimensions):
-        raise FreeprobValueError(f"`dims` of `{owner}` must be a Dimensions; got {dims!r}")
+    _layer(dims, owner)
     beta = _beta(beta, owner)
     rng = _rng(rng, owner)
     models = _names(models, MODELS, owner, "models")
@@ -493,6 +490,7 @@ def _small_gram(a):
 
 
 def _gram_eigvals(a, is_gram=False):
+    import scipy.linalg          # here, so that importing the sampler loads numpy only
     n = a.shape[0]
     g = a if is_gram else _small_gram(a)
     ev = scipy.linalg.eigvalsh(g, check_finite=False)
@@ -554,6 +552,8 @@ def top_eigenvalue(matrix):
     >>> float(top_eigenvalue([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
     9.0
     """
+    import scipy.linalg          # here, so that importing the sampler loads numpy only
+    import scipy.sparse.linalg
     g = _small_gram(_as_matrix(matrix, "top_eigenvalue"))
     m = g.shape[0]
     if m >= 64:

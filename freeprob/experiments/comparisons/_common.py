@@ -3,7 +3,7 @@ r"""Shared pieces of the paper's readout comparisons (Hayase & Karakida 2026, §
 Every comparison predicts a readout quantity from the exact token-side law of the MHA
 output (:func:`feature_law`, docs/theory.md §4) and measures the same quantity on
 sampled finite-n softmax features (:func:`sampled_features`), over several
-initialisations with 95% t-intervals (:func:`freeprob.readout_sampled.mean_interval`).
+initialisations with 95% t-intervals (:func:`freeprob.experiments.stats.mean_interval`).
 The result is a :class:`Comparison`: a table printed next to the paper's numbers, a JSON
 record and a figure.
 
@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from freeprob.attention.laws import Architecture, mean_normalized, output_law
 from freeprob.errors import FreeprobValueError
 from freeprob.attention.readout import ridge_error
-from freeprob.sampler.readout import MeanInterval, measured_ridge_error
+from freeprob.experiments.stats import MeanInterval
+from freeprob.sampler.readout import measured_ridge_error
 from freeprob.sampler.spectra import Dimensions, sample_objects
 
 __all__ = ["Comparison", "feature_law", "sampled_features", "predicted_ridge_error",
@@ -55,17 +55,10 @@ RIDGE_NOISE = 0.5
 DPS = 8
 
 
-def _key(dims: Dimensions):
-    """The law depends on the ratios, ``h`` and the scheme only (not on ``n``)."""
-    return (dims.heads, dims.gamma_k, dims.gamma_v, dims.gamma_o, dims.scheme, dims.kv_groups)
-
-
 @functools.lru_cache(maxsize=256)
-def _law_cached(key, beta):
-    h, gk, gv, go, scheme, groups = key
-    frac = lambda q: sp.Rational(q.numerator, q.denominator)  # noqa: E731
-    arch = Architecture(heads=h, gamma_k=frac(gk), gamma_v=frac(gv), gamma_o=frac(go), beta=beta,
-                        scheme=scheme, kv_groups=groups)
+def _law_cached(arch: Architecture):
+    """Keyed by the layer without sizes: the law depends on the ratios, ``h``, the scheme
+    and ``β`` only (not on ``n``)."""
     law = output_law(arch)
     return mean_normalized(law), float(law.moments(1)[1])
 
@@ -95,9 +88,9 @@ def feature_law(dims: Dimensions, beta):
 
     Source: docs/theory.md §3.2 (output law), §4 (normalisation).
     """
-    if not isinstance(dims, Dimensions):
+    if not (isinstance(dims, Architecture) and dims.sized):
         raise FreeprobValueError(f"feature_law: expected freeprob.sampler.Dimensions, got {dims!r}")
-    return _law_cached(_key(dims), str(beta))
+    return _law_cached(dims.with_beta(str(beta)).ratios())
 
 
 def sampled_features(dims: Dimensions, beta, seed, *, model="softmax", m1=None):
@@ -134,7 +127,7 @@ def measured_ridge_errors(dims: Dimensions, beta, seeds, penalty=RIDGE_PENALTY,
                           noise=RIDGE_NOISE, *, model="softmax", base_seed=0):
     r"""``E_{w*,ε}|ŵ − w*|²/d_O`` on sampled features, one value per initialisation
     ``base_seed + s`` for ``s < seeds`` (list of float; closed form in ``w*, ε``,
-    :func:`freeprob.readout_sampled.measured_ridge_error`).  Inside :func:`sweep_session`
+    :func:`freeprob.sampler.readout.measured_ridge_error`).  Inside :func:`sweep_session`
     each initialisation is a stored sweep cell (:func:`measure`).  Source: docs/theory.md §4."""
     m1 = feature_law(dims, beta)[1]
     calls = [dict(dims=dims, beta=beta, seed=base_seed + s, penalty=penalty, noise=noise, model=model, m1=m1)
@@ -253,20 +246,15 @@ def sweep_session(store, executor, sweep_name, *, progress=False, kind=None, set
 
 
 def dims_label(dims: Dimensions) -> str:
-    """Short text naming sizes and scheme, e.g. ``h=4 dK=64 dV=64 dO=256 gqa:2`` (cell labels)."""
-    text = f"h={dims.heads} dK={dims.d_k} dV={dims.d_v} dO={dims.d_o}"
-    if dims.d != dims.n:
-        text += f" d={dims.d}"
-    if dims.scheme != "independent":
-        text += f" {dims.scheme}" + (f":{dims.kv_groups}" if dims.scheme == "gqa" else "")
-    return text
+    """Short text naming sizes and scheme, e.g. ``h=4 dK=64 dV=64 dO=256 gqa:2`` (cell labels;
+    :meth:`freeprob.attention.Architecture.label`)."""
+    return dims.label()
 
 
 def _plain(v):
     """JSON-able form of a keyword argument of a measured function (``Dimensions`` as a dict)."""
-    if isinstance(v, Dimensions):
-        return dict(n=v.n, heads=v.heads, d_k=v.d_k, d_v=v.d_v, d_o=v.d_o, d=v.d, scheme=v.scheme,
-                    kv_groups=v.kv_groups)
+    if isinstance(v, Architecture):
+        return v.to_dict()
     if isinstance(v, np.ndarray):
         return v.tolist()
     if isinstance(v, np.generic):
@@ -288,7 +276,7 @@ def _measure_key(label, fn, call):
 
 def _measure_params(label, call):
     dims = call.get("dims")
-    params = dict(config=label, n=dims.n if isinstance(dims, Dimensions) else call.get("n"))
+    params = dict(config=label, n=dims.n if isinstance(dims, Architecture) and dims.sized else call.get("n"))
     if "beta" in call:
         params["beta"] = str(call["beta"])
     if "seed" in call:
@@ -377,7 +365,7 @@ def check_measurements(groups, *, workers=1, scheduler=None):
     concurrent = None if scheduler is not None else min(int(workers or 1), max(1, count))
     distinct = {}
     for label, d, _ in groups:
-        if isinstance(d, Dimensions):
+        if isinstance(d, Architecture) and d.sized:
             distinct.setdefault(d, label)
     return cost.check_cells([(f"{label} (n={d.n})", d) for d, label in distinct.items()],
                             concurrent=concurrent, models=1, hint="lower --n")

@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from freeprob.errors import FreeprobValueError
-from freeprob.sampler.readout import mean_interval
+from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import (
     RIDGE_NOISE,

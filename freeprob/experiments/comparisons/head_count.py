@@ -22,7 +22,8 @@ import numpy as np
 import sympy as sp
 
 from freeprob.attention.readout import gradient_flow_loss
-from freeprob.sampler.readout import mean_interval, measured_loss_curve
+from freeprob.experiments.stats import mean_interval
+from freeprob.sampler.readout import measured_loss_curve
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import Comparison, Plan, check_size, dims_label, feature_law, measure, sampled_features
 

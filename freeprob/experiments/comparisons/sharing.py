@@ -31,7 +31,7 @@ reproduces all three predicted numbers to the paper's digits):
 * Measured (softmax MHA, :func:`freeprob.comparisons._common.sampled_features`): per
   initialisation, 16 centred Gaussian targets; the loss curve averaged over the targets
   (the spectral formula ``Σ_i e^{−2tλ_i}(u_iᵀy)²/|y|²`` of
-  :func:`freeprob.readout_sampled.measured_loss_curve`, one eigendecomposition shared by
+  :func:`freeprob.sampler.readout.measured_loss_curve`, one eigendecomposition shared by
   the targets) and its crossing of 0.1 by a root finder; mean and 95% t-interval over
   initialisations.  Default ``n = 1024`` and 10 initialisations (the paper's count);
   ``quick``: ``n = 512``, 4 initialisations, no GQA row.  The paper's ``n`` is probably
@@ -48,7 +48,7 @@ from scipy.optimize import brentq
 from freeprob.attention.laws import Architecture, mean_normalized, output_law
 from freeprob.errors import FreeprobValueError
 from freeprob.attention.readout import time_to_loss
-from freeprob.sampler.readout import mean_interval
+from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import (
     Comparison,
@@ -142,17 +142,15 @@ def predicted_time(config):
     r"""Exact time ``t`` with ``∫ e^{−2tx} dμ̂(x) = 0.1`` for ``μ̂`` the mean-normalised
     token-side output law (:func:`freeprob.readout.time_to_loss`, 6 digits).
 
-    ``config`` is a :class:`~freeprob.sampler.Dimensions` (law from
+    ``config`` is a layer built from sizes, e.g. a :class:`~freeprob.sampler.Dimensions` (law from
     :func:`~freeprob.comparisons._common.feature_law` at ``β = 1``, the one the features are
-    normalised with) or an :class:`~freeprob.attention.Architecture` (exact real ratios).
+    normalised with), or an :class:`~freeprob.attention.Architecture` given by its (exact
+    real) ratios.
     Cached.  Raises ``FreeprobValueError`` for another type.  Source: docs/theory.md §4.
     """
-    if isinstance(config, Dimensions):
-        law = feature_law(config, BETA)[0]
-    elif isinstance(config, Architecture):
-        law = _architecture_law(config)
-    else:
+    if not isinstance(config, Architecture):
         raise FreeprobValueError(f"predicted_time: expected Dimensions or Architecture; got {config!r}")
+    law = feature_law(config, BETA)[0] if config.sized else _architecture_law(config)
     if id(law) not in _TIMES:
         _TIMES[id(law)] = (law, float(time_to_loss(law, LOSS_LEVEL, dps=TIME_DPS)))
     return _TIMES[id(law)][1]
@@ -175,7 +173,7 @@ def measured_times(dims, seeds, *, base_seed=0, targets=TARGETS, times=CURVE_TIM
     ``targets`` centred Gaussian targets ``y ⟂ 1`` (generator seeded by
     ``(base_seed + s, 1)``), the target-averaged curve
     ``(1/K) Σ_k Σ_i e^{−2tλ_i}(u_iᵀy_k)²/|y_k|²`` (``λ_i, u_i`` from ``F Fᵀ``, as in
-    :func:`freeprob.readout_sampled.measured_loss_curve`) and its crossing time by
+    :func:`freeprob.sampler.readout.measured_loss_curve`) and its crossing time by
     Brent's method.
 
     Returns ``(times_list, curves)``: one arrival time per initialisation and the

@@ -56,7 +56,7 @@ import sympy as sp
 from freeprob.attention.laws import Architecture, mean_normalized, output_law, theta1, theta2
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.attention.readout import ridge_error
-from freeprob.sampler.readout import mean_interval
+from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import (
     DPS,

@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from freeprob.errors import FreeprobValueError
-from freeprob.sampler.readout import mean_interval
+from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import (
     Comparison,
