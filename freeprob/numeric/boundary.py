@@ -17,13 +17,12 @@ import mpmath
 import sympy as sp
 from mpmath import libmp
 
+from freeprob.numeric.precision import escalate
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
     _MAX_STEPS,
-    GUARD_DPS,
     MAX_GUARD_DPS,
     _agree,
-    _bits,
     _Fail,
     _fixed_float,
     _fixed_mpc,
@@ -39,7 +38,7 @@ from freeprob.numeric.rootkernel import (
     _to_mpf,
     polyroots,
 )
-from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
@@ -420,7 +419,6 @@ class _BoundaryValues:
         before tracking from far up at ``p1`` bits: another route to the selected root at
         that precision (continuation from a neighbouring point), certified the same way."""
         extra, float_ok = plan or self._plan(pt)
-        guard = GUARD_DPS
         anchor = False
         if sel is None and float_ok:
             try:
@@ -428,8 +426,9 @@ class _BoundaryValues:
                 anchor = isinstance(sel[1], complex)
             except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                 sel = None
-        while guard <= MAX_GUARD_DPS:
-            p1, p2 = _bits(dps + guard) + extra, _bits(dps + 2 * guard) + extra
+
+        def attempt(p1, p2):
+            nonlocal sel, resel, anchor
             if sel is None and resel is not None:
                 sel, resel = resel(p1), None
             if sel is None:
@@ -446,12 +445,13 @@ class _BoundaryValues:
                         if len(anchors) < 64:
                             anchors.append((pt, sel))
                     return out
-            guard *= 2
-            sel = None
+            sel = None                      # at higher guards: selected again in mpmath
             anchor = False
-        raise PrecisionError(
+            return None
+
+        return escalate(dps, attempt, lambda: (
             f"AlgebraicCauchy: no agreement to {dps} digits up to {dps + 2 * MAX_GUARD_DPS} "
-            f"digits at x = {pt}")
+            f"digits at x = {pt}"), extra_bits=extra)
 
     def _certify(self, pt, sel, dps, p1, p2, need):
         """Polish the selected root at ``p1`` and ``p2`` bits and check agreement."""
@@ -513,21 +513,23 @@ class _BoundaryValues:
         if px.is_zero:
             raise NotAvailable(f"AlgebraicCauchy: P(G, {xe}) vanishes identically")
         dfin = px.degree()
-        guard = GUARD_DPS
-        while guard <= MAX_GUARD_DPS:
+
+        def attempt(p1, p2):
             results = []
-            for prec in (_bits(dps + guard), _bits(dps + 2 * guard)):
+            for prec in (p1, p2):
                 with mpmath.workprec(prec):
                     results.append(self._limit_once(px, dfin, xe, prec))
             (k1, v1), (k2, v2) = results
             if k1 == k2 == "inf":
                 return ("inf", None)
             if k1 == k2 == "finite":
-                with mpmath.workprec(_bits(dps + 2 * guard)):
+                with mpmath.workprec(p2):
                     if abs(v1 - v2) <= mpmath.mpf(10) ** (-dps - 1) * max(abs(v2), abs(v2.imag)):
                         return ("finite", v2)
-            guard *= 2
-        raise PrecisionError(f"AlgebraicCauchy: no agreement to {dps} digits at the special point {xe}")
+            return None
+
+        return escalate(dps, attempt,
+                        lambda: f"AlgebraicCauchy: no agreement to {dps} digits at the special point {xe}")
 
     def _limit_once(self, px, dfin, xe, prec):
         K = self._mkernel(prec)

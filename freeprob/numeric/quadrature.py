@@ -1,15 +1,16 @@
 """Quadrature of the density for :class:`freeprob.numeric.AlgebraicCauchy`.
 
-The mixin :class:`_Quadrature` (edge-adapted integration of the density and of its
-moments, splitting at atoms and special points, inversion for quantiles) and
-:class:`_Edge` (boundary values continued along the axis near one end of an interval,
-and the bound on the mass left out next to it).  The public ``cdf``, ``quantile`` and
-``moments`` stay on :class:`~freeprob.numeric.AlgebraicCauchy`.
+The mixin :class:`_Quadrature` (the public ``moments``, ``expectation``, ``extent``,
+``cdf`` and ``quantile``; edge-adapted integration of the density against a weight,
+splitting at atoms and special points, inversion for quantiles) and :class:`_Edge`
+(boundary values continued along the axis near one end of an interval, and the bound on
+the mass left out next to it).
 """
 from __future__ import annotations
 
 import bisect
 import math
+import numbers
 
 import mpmath
 import sympy as sp
@@ -18,20 +19,261 @@ from freeprob.numeric.rootkernel import (
     _LOG2_10,
     GUARD_DPS,
     _bits,
+    _check_dps,
     _density_from_fixed,
     _Fail,
     _Pt,
     _real_point,
     _to_mpf,
 )
-from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 
 
 class _Quadrature:
-    """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: the integration behind
-    :meth:`cdf`, :meth:`quantile` and :meth:`moments`."""
+    """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`moments`,
+    :meth:`expectation`, :meth:`cdf`, :meth:`quantile` and the integration behind them."""
 
-    # -- distribution function and quantiles -------------------------------------------
+    # -- public: moments, expectations, distribution function, quantiles ---------------
+    def moments(self, k, *, dps=15):
+        r"""Moments ``(m_0, …, m_k)`` by quadrature: ``∫ x^n density + Σ a^n·mass``.
+
+        An independent route to the exact moments of the law (which the expansion of
+        ``G`` at infinity also gives): every piece is integrated as in :meth:`cdf`.
+
+        Parameters
+        ----------
+        k : int >= 0
+        dps : int >= 1, keyword-only
+
+        Returns
+        -------
+        tuple of mpmath.mpf
+
+        Raises
+        ------
+        FreeprobValueError
+            ``k`` or ``dps`` invalid.
+        PrecisionError
+            If an error estimate exceeds ``10^{-dps}`` (relative to the moment's scale).
+        NotAvailable
+            If the support is unbounded.
+        """
+        dps = _check_dps(dps, "moments")
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+            raise FreeprobValueError(f"AlgebraicCauchy.moments: k must be an integer >= 0; got {k!r}")
+        prec = _bits(dps + GUARD_DPS)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        out = []
+        with mpmath.workprec(prec):
+            scale = max([abs(self._num(v, prec)) for ab in sup for v in ab] +
+                        [abs(self._num(a, prec)) for a, _ in ats] + [mpmath.mpf(1)])
+            for n in range(int(k) + 1):
+                tol = mpmath.mpf(10) ** (-dps - 2) * scale ** n
+                total = mpmath.fsum(self._num(a, prec) ** n * self._num(m, prec) for a, m in ats)
+                err = mpmath.mpf(0)
+                for a, b in sup:
+                    if not (mpmath.isfinite(self._num(a, prec)) and mpmath.isfinite(self._num(b, prec))):
+                        raise NotAvailable("AlgebraicCauchy.moments: unbounded support")
+                    for lo, hi in self._split(a, b, ats, prec):
+                        v, e = self._integrate(lo, hi, prec, tol, power=n)
+                        total += v
+                        err += e
+                if err > 100 * tol:
+                    raise PrecisionError(f"AlgebraicCauchy.moments: quadrature error "
+                                         f"{mpmath.nstr(err, 3)} exceeds the target for m_{n}")
+                with mpmath.workdps(dps):
+                    out.append(+total)
+        return tuple(out)
+
+    @staticmethod
+    def working_prec(dps):
+        """Bits at which :meth:`expectation` and :meth:`extent` work for ``dps`` digits
+        (``dps + GUARD_DPS`` digits)."""
+        return _bits(dps + GUARD_DPS)
+
+    def extent(self, *, dps=15):
+        r"""``(lo, hi)``: the least and the greatest point of the support and of the atoms,
+        mpf at :meth:`working_prec` ``(dps)`` bits.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``dps`` invalid.
+        NotAvailable
+            If the support is unbounded.
+        """
+        dps = _check_dps(dps, "extent")
+        prec = self.working_prec(dps)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        with mpmath.workprec(prec):
+            ends = [self._num(v, prec) for ab in sup for v in ab] + [self._num(a, prec) for a, _ in ats]
+            if not all(mpmath.isfinite(v) for v in ends):
+                raise NotAvailable("AlgebraicCauchy.extent: unbounded support")
+            return min(ends), max(ends)
+
+    def expectation(self, weight, *, dps=15, tol, cuts=(), tail=None):
+        r"""``(∫ weight dμ, error bound)``: ``Σ weight(a)·m`` over the atoms ``(a, m)``
+        (exactly) plus ``∫ weight·density`` over the support, integrated as in
+        :meth:`moments` (edge-adapted, split at the atoms and special points).
+
+        Parameters
+        ----------
+        weight : callable
+            Of an mpf ``x``, returning an mpf; called under ``mpmath.workprec`` at
+            :meth:`working_prec` ``(dps)`` bits.  At most 1 in modulus on the support (the
+            bound on the mass left out next to a support edge is added unweighted).
+        dps : int >= 1, keyword-only
+            The support and the atoms are taken at ``dps + GUARD_DPS`` digits and the sums
+            formed at :meth:`working_prec` ``(dps)`` bits.
+        tol : real > 0, keyword-only
+            Absolute error target of each quadrature piece.
+        cuts : iterable of real numbers, keyword-only
+            Further points at which the support intervals are cut (e.g. where the weight
+            changes scale).
+        tail : real, optional, keyword-only
+            The density beyond ``tail`` is left out, each piece left out adding the weight at
+            its left end (``tail`` or beyond) to the error: valid for a weight that is
+            ``≥ 0`` and non-increasing on ``[tail, ∞)`` (the mass is at most 1).
+
+        Returns
+        -------
+        (mpmath.mpf, mpmath.mpf)
+            The value and the error bound (sum of the quadrature error estimates and of the
+            tails left out), at :meth:`working_prec` ``(dps)`` bits, not rounded.
+
+        Raises
+        ------
+        FreeprobValueError
+            ``dps`` invalid.
+        NotAvailable
+            If the support is unbounded.
+        PrecisionError
+            If a boundary value of ``G`` cannot be certified.
+        """
+        dps = _check_dps(dps, "expectation")
+        prec = self.working_prec(dps)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        with mpmath.workprec(prec):
+            if not all(mpmath.isfinite(self._num(v, prec)) for ab in sup for v in ab):
+                raise NotAvailable("AlgebraicCauchy.expectation: unbounded support")
+            tol = self._num(tol, prec)
+            cuts = sorted(self._num(c, prec) for c in cuts)
+            if tail is not None:
+                tail = self._num(tail, prec)
+                cuts = sorted({c for c in cuts if c <= tail} | {tail})
+            total = mpmath.fsum(weight(self._num(a, prec)) * self._num(m, prec) for a, m in ats)
+            err = mpmath.mpf(0)
+            for a, b in sup:
+                for lo, hi in self._split(a, b, ats, prec):
+                    lon, hin = self._num(lo, prec), self._num(hi, prec)
+                    if tail is not None and lon >= tail:
+                        err += weight(lon)              # mass ≤ 1 times the largest weight
+                        continue
+                    pts = [lo] + [_real_point(c, "expectation", "cuts") for c in cuts if lon < c < hin]
+                    if tail is not None and tail < hin:
+                        err += weight(tail)
+                    else:
+                        pts.append(hi)
+                    for p, q in zip(pts, pts[1:]):
+                        v, e = self._integrate(p, q, prec, tol, weight=weight)
+                        total += v
+                        err += e
+            return total, err
+
+    def cdf(self, x, *, dps=15):
+        r"""Distribution function ``F(x) = μ((−∞, x])``: the integral of the density
+        (``mpmath.quad``, tanh-sinh, split at support edges and atoms, error estimate
+        checked) plus the atoms ``≤ x``.
+
+        Parameters
+        ----------
+        x : real number
+        dps : int >= 1, keyword-only
+
+        Returns
+        -------
+        mpmath.mpf
+
+        Raises
+        ------
+        FreeprobValueError
+            ``x`` not a finite real number; ``dps`` invalid.
+        PrecisionError
+            If the quadrature error estimate exceeds ``10^{-dps}``.
+        """
+        dps = _check_dps(dps, "cdf")
+        xe = _real_point(x, "cdf")
+        return self._cdf(xe, dps)
+
+    def quantile(self, p, *, dps=15):
+        r"""Quantile ``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's
+        ``ppf``) for ``p`` in ``[0, 1]``.
+
+        A ``p`` inside the jump of an atom gives the atom's location; ``p = 0`` and ``p = 1``
+        give the lowest and highest point of the support or atoms (exact: ``0`` for a law
+        whose support or an atom starts at 0).  Where ``F`` is flat (a gap between support
+        intervals, before or after an atom) ``Q`` is the left end ``x₀`` of the flat
+        stretch: ``F`` is computed to ``τ = 10^{-dps}``, so every ``p`` in
+        ``[F(x₀), F(x₀) + τ]`` at the right end ``x₀`` of a support interval (or of a piece
+        of it between atoms) or at an atom, the highest excepted, gives exactly ``x₀``
+        (``Q(F(x₀)) = x₀`` whatever the rounding of the quadrature).
+
+        Raises
+        ------
+        FreeprobValueError
+            ``p`` outside ``[0, 1]`` or not a real number; ``dps`` invalid.
+        PrecisionError
+            If the quadratures cannot be certified.
+        """
+        dps = _check_dps(dps, "quantile")
+        pe = _real_point(p, "quantile", "p")
+        if not (0 <= pe.expr <= 1):
+            raise FreeprobValueError(f"AlgebraicCauchy.quantile: `p` must be in [0, 1]; got {p!r}")
+        prec = _bits(dps + GUARD_DPS)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        # ordered components: ("atom", loc, mass) and ("ac", lo, hi, mass)
+        comps = [("atom", loc, m) for loc, m in ats]
+        for a, b in sup:
+            for lo, hi in self._split(a, b, ats, prec):
+                comps.append(("ac", lo, hi, None))
+        with mpmath.workprec(prec):
+            comps.sort(key=lambda c: (self._num(c[1], prec), 0 if c[0] == "atom" else 1))
+            target = mpmath.mpf(_to_mpf(pe, prec))
+            if target == 0:
+                with mpmath.workdps(dps):
+                    return +self._num(comps[0][1], prec)
+            cum = mpmath.mpf(0)
+            last = None
+            tau = mpmath.mpf(10) ** (-dps)
+            for i, c in enumerate(comps):
+                # F at the end of this component is known to τ: p up to F + τ stops here
+                slack = tau if i + 1 < len(comps) else 0
+                if c[0] == "atom":
+                    mass = self._num(c[2], prec)
+                    if cum + mass + slack >= target:
+                        with mpmath.workdps(dps):
+                            return +self._num(c[1], prec)
+                    cum += mass
+                    last = self._num(c[1], prec)
+                    continue
+                mass, _ = self._integrate(c[1], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
+                if cum + mass > target:
+                    x = self._invert(c[1], c[2], target - cum, mass, prec, dps)
+                    with mpmath.workdps(dps):
+                        return +x
+                if cum + mass + slack >= target:
+                    with mpmath.workdps(dps):
+                        return +self._num(c[2], prec)
+                cum += mass
+                last = self._num(c[2], prec)
+            with mpmath.workdps(dps):
+                return +last
+
+    # -- quadrature ----------------------------------------------------------------------
     def _substitution(self):
         """Exponent ``k`` of ``s = u^k``: the density near an edge is ``s^{p/q}`` times a
         series in ``s^{1/q}`` with ``q <= deg_G P`` (Puiseux), analytic in ``u`` once ``q | k``."""

@@ -1,0 +1,315 @@
+"""Atoms of the law for :class:`freeprob.numeric.AlgebraicCauchy`.
+
+The mixin :class:`_Atoms`: candidate locations (real roots of the leading coefficient of
+``P`` in ``G``), candidate masses (exact roots of the lowest-order polynomial in
+``H = (z − a)·G``, or numeric ones), the mass selected by continuing ``H`` towards the atom
+(:meth:`_Atoms._pole_residue`), and the continuous part next to an atom
+(:meth:`_Atoms._deflated`, a new instance of the host class on the deflated equation).
+It relies on the exact data (:class:`~freeprob.numeric.exact._ExactData`) and on the
+boundary values (:class:`~freeprob.numeric.boundary._BoundaryValues`) of the host class.
+"""
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from freeprob.numeric.rootkernel import (
+    _H,
+    _bits,
+    _check_dps,
+    _Fail,
+    _num_real_polyroots,
+    _num_real_roots,
+    _PoleKernel,
+    _sym_real_roots,
+    _to_mpf,
+)
+from freeprob.core.exactpoly import factor_univariate
+from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.core.symbols import G as _G
+from freeprob.core.symbols import z as _z
+
+
+class _Atoms:
+    """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`atoms`, their masses,
+    and the deflated law next to an atom."""
+
+    def atoms(self, *, dps=15):
+        r"""Atoms ``(location, mass)`` of the law, ``mass = lim_{z→a} (z − a) G(z)``
+        ([MS17]_ §3.1).
+
+        Candidate locations are the real roots of the leading coefficient of ``P`` in
+        ``G``; substituting ``G = H/(z − a)`` and keeping the lowest power of ``z − a``
+        gives a polynomial whose roots are the candidate masses; the one matching
+        ``iη G(a + iη)`` on the continued branch is kept when positive.
+
+        Returns
+        -------
+        tuple of (location, mass)
+            Exact sympy numbers when the coefficients of ``P`` are rational, else mpf at
+            ``dps`` digits; sorted by location.
+        """
+        dps = _check_dps(dps, "atoms")
+        if not self._rational:
+            # exact locations and masses (e.g. in ℤ[e]) do not depend on dps: reuse them
+            # rather than continuing G to each atom again at every precision
+            for key, val in list(self._cache.items()):
+                if isinstance(key, tuple) and len(key) == 2 and key[0] == "atoms" and \
+                        all(isinstance(v, sp.Basic) for t in val for v in t):
+                    return val
+        return self._memo(("atoms", None if self._rational else dps), lambda: self._atoms(dps))
+
+    def _atoms_at_least(self, dps):
+        """Atoms to at least ``dps`` digits: for irrational coefficients (atoms memoized per
+        ``dps``, each costing a continuation) any already computed to ``dps`` or more."""
+        if not self._rational:
+            have = [k[1] for k in self._cache if isinstance(k, tuple) and len(k) == 2
+                    and k[0] == "atoms" and isinstance(k[1], int) and k[1] >= dps]
+            if have:
+                return self._cache[("atoms", min(have))]
+        return self.atoms(dps=dps)
+
+    def _atoms(self, dps):
+        lc = self._lc()
+        if lc.degree() < 1:
+            return ()
+        dom = self._P.domain
+        # over EX sympy does not factor (c·z⁶ stayed one factor, its atom at 0 was lost):
+        # factor with the constants as FLINT variables
+        factors = factor_univariate(lc, _z) if dom.is_EX else None
+        if factors is not None:
+            factors = [sp.Poly(f.as_expr(), _z, domain=dom) for f in factors]
+        else:
+            try:
+                factors = [f for f, _ in lc.factor_list()[1]]
+            except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+                factors = [lc.sqf_part()]
+        rows = [sp.Poly(self._P.as_expr().coeff(_G, k), _z, domain=dom) for k in range(self._d + 1)]
+        out = []
+        for f in factors:
+            if f.degree() < 1:
+                continue
+            nu = []
+            for r in rows:
+                if r.is_zero:
+                    nu.append(None)
+                    continue
+                n, b = 0, r
+                while True:
+                    q, rem = b.div(f)
+                    if not rem.is_zero:
+                        break
+                    n, b = n + 1, q
+                nu.append((n, b))
+            orders = [None if v is None else v[0] + self._d - k for k, v in enumerate(nu)]
+            mu = min(o for o in orders if o is not None)
+            fprime = f.diff(_z)
+            qexpr = sum(fprime.as_expr() ** nu[k][0] * nu[k][1].as_expr() * _H ** k
+                        for k in range(self._d + 1) if orders[k] == mu)
+            exact_roots = _sym_real_roots(f, "atoms")
+            if exact_roots is None and f.degree() == 1:
+                c1, c0 = f.all_coeffs()
+                root = sp.simplify(-c0 / c1)
+                exact_roots = [root] if root.is_real else []
+            locs = exact_roots if exact_roots is not None else _num_real_roots(f, _bits(dps + 20))
+            for a in locs:
+                m = self._atom_mass(a, f, qexpr, dps)
+                if m is not None:
+                    out.append((a if self._rational else +a, m))
+        return tuple(sorted(out, key=lambda t: float(sp.N(t[0], 20)) if isinstance(t[0], sp.Basic)
+                            else float(t[0])))
+
+    def _exact_mass_candidates(self, a, qexpr):
+        """Exact candidate masses at an exact location ``a`` when the coefficients are
+        irrational (e.g. ``e``): the linear factors in ``H`` of the mass polynomial over its
+        coefficient domain (``ℤ[e]``) give them exactly; ``None`` if some factor is not
+        linear or the location is not exact."""
+        if not isinstance(a, sp.Basic):
+            return None
+        try:
+            expr = sp.expand(qexpr.subs(_z, a))
+            qa = sp.Poly(expr, _H)
+            factors = qa.factor_list()[1]
+            if any(g.degree() > 1 for g, _ in factors) and qa.domain.is_EX:
+                # over EX sympy does not factor; with algebraic coefficients (e.g. an atom
+                # at 3 + 2√2) the algebraic extension does (a double root is common: two
+                # branches with the same residue)
+                factors = sp.factor_list(expr, _H, extension=True)[1]
+                factors = [(sp.Poly(g, _H), k) for g, k in factors]
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError,
+                sp.polys.polyerrors.CoercionFailed):
+            return None
+        out = []
+        for g, _ in factors:
+            if g.degree() == 0:
+                continue
+            if g.degree() != 1:
+                return None
+            c1, c0 = g.all_coeffs()
+            root = sp.simplify(-c0 / c1)
+            if root != 0 and root.is_real is not False:
+                out.append(root)
+        return out
+
+    def _pole_residue(self, a, prec, accept):
+        """First ``accept(est)`` that is not ``None``, over estimates ``est`` of
+        ``lim_{η→0} iη·G(a + iη)`` (the mass at ``a``) at heights
+        ``η = 2^{-12}·max(1, |a|)·16^{-j}``, ``j = 0, …, 23`` (down to ``~10⁻³²``: a law with a
+        continuous part of width ``10⁻¹⁷`` next to its atom, β = 10⁻⁹, needs it); raises
+        :class:`PrecisionError` when none is accepted.
+
+        The root followed from far up is ``H = (z − a)·G`` (:class:`_PoleKernel`), which
+        stays bounded at a pole of ``G``.  It is continued twice, in mpmath at ``prec`` and
+        at ``2·prec`` bits, and a height counts only where ``accept`` gives the same answer
+        for both: the coefficients of ``P`` can cancel near ``a`` (two atoms ``10⁻⁹`` apart:
+        coefficients ``~10⁹``), and a track in doubles then followed rounding noise that
+        looked like a converged mass of 0."""
+        tiers = []
+        try:
+            for p in (prec, 2 * prec):
+                with mpmath.workprec(p):
+                    x = mpmath.mpf(_to_mpf(a, p)) if isinstance(a, sp.Basic) else mpmath.mpf(a)
+                    base = self._mkernel(p)
+                    K = _PoleKernel(base, x)
+                    Y, g, rho = self._start(base, x)
+                    # the same branch, scaled: the roots of Q are (z − a)·(roots of P)
+                    tiers.append([p, K, x, g * K.I * Y, rho * Y, K.log(Y)])
+            eta0 = mpmath.mpf(2) ** -12 * max(1, abs(tiers[0][2]))
+            for j in range(24):
+                ests = []
+                for st in tiers:
+                    p, K, x, h, rho, t = st
+                    with mpmath.workprec(p):
+                        ty = K.log(eta0 / 16 ** j)
+                        if ty < t:
+                            _, h, rho = self._track(K, lambda u, K=K, x=x: x + K.I * K.exp(u), t, ty, h, rho,
+                                                    h0=-1)
+                            st[3:6] = [h, rho, ty]
+                    ests.append(h)
+                with mpmath.workprec(prec):
+                    out = accept(mpmath.mpc(ests[0]))
+                    if out is not None and accept(mpmath.mpc(ests[1])) == out:
+                        return out
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError) as exc:
+            raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a} ({exc})") from None
+        raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a}")
+
+    def _atom_mass(self, a, f, qexpr, dps):
+        prec = _bits(dps + 20)
+        with mpmath.workprec(prec):
+            an = mpmath.mpf(_to_mpf(a, prec)) if isinstance(a, sp.Basic) else a
+            if self._rational and f.degree() == 1:
+                qa = sp.Poly(qexpr.subs(_z, a), _H)
+                cands = [r for r in _sym_real_roots(qa, "atoms") if r != 0]
+            elif self._rational:
+                res = sp.Poly(sp.resultant(f.as_expr(), qexpr, _z), _H)
+                cands = [r for r in _sym_real_roots(res, "atoms") if r != 0]
+            else:
+                cands = self._exact_mass_candidates(a, qexpr)
+                if cands is None:
+                    qa = sp.Poly(qexpr, _H, _z)
+                    cs = [sum(mpmath.mpf(_to_mpf(sp.sympify(c), prec)) * an ** j
+                              for (j,), c in sp.Poly(qa.as_expr().coeff(_H, k), _z).terms())
+                          if qa.as_expr().coeff(_H, k) != 0 else mpmath.mpf(0)
+                          for k in range(sp.degree(qexpr, _H) + 1)]
+                    try:
+                        cands = [mpmath.mpf(r) for r in _num_real_polyroots(cs[::-1], prec, clusters=True)
+                                 if r]
+                    except mpmath.libmp.libhyper.NoConvergence as exc:
+                        raise PrecisionError(
+                            f"AlgebraicCauchy.atoms: the candidate masses at {a} could not be "
+                            f"isolated ({exc})") from exc
+            if not cands:
+                return None
+            cn = [mpmath.mpf(_to_mpf(c, prec)) if isinstance(c, sp.Basic) else c for c in cands]
+            allc = cn + [mpmath.mpf(0)]
+            gap = min([abs(u - v) for i, u in enumerate(allc) for v in allc[i + 1:]] + [mpmath.mpf(1)])
+
+            def accept(est):
+                best = min(range(len(allc)), key=lambda i: abs(allc[i] - est))
+                if abs(allc[best] - est) > gap / 4:
+                    return None
+                return (best,)
+
+            best, = self._pole_residue(a, prec, accept)
+            if best == len(cn) or cn[best] <= 0:
+                return None
+            m = cands[best]
+            if isinstance(m, sp.Basic):
+                return m
+            with mpmath.workdps(dps):
+                return +m
+
+    def _deflated(self, xe, mass):
+        """The normalized continuous part ``(G − m/(z − a))/(1 − m)`` as an AlgebraicCauchy."""
+        xe = xe.expr
+        key = ("deflated", xe)
+        if key not in self._cache:
+            expr = self._P.as_expr().subs(_G, (1 - mass) * _G + mass / (_z - xe))
+            num = sp.Poly(sp.expand(sp.numer(sp.together(expr))), _G, _z)
+            # the numerator can keep factors (z − a) common to every coefficient in G
+            # (sympy's EX domain does not cancel them: with √2 in the coefficients
+            # P(G, a) then vanished identically at the atom); divide them out
+            lin = sp.Poly(_z - xe, _G, _z)
+            for _ in range(num.degree(_z)):
+                at = [sp.expand(num.as_expr().coeff(_G, k).subs(_z, xe))
+                      for k in range(num.degree(_G) + 1)]
+                if any(c != 0 and sp.simplify(c) != 0 for c in at):
+                    break
+                num = num.div(lin)[0]
+            self._cache[key] = type(self)(num)
+        return self._cache[key]
+
+    def _near_atom(self, xf):
+        """``(location, mass)`` of an atom with exact mass in ``(0, 1)`` when it is the
+        special point nearest to the float ``xf``, else ``None``.
+
+        Next to an atom ``G ≈ m/(z − a)`` dominates, and where the leading coefficient has
+        a multiple root at ``a`` other roots escape at the same rate, so that ``G`` is
+        separated from them by ``O(1)`` only while the continuation steps change it by
+        ``O(m/|z − a|)``: the continuous part ``(G − m/(z − a))/(1 − m)``
+        (:meth:`_deflated`) has no pole there and is evaluated instead."""
+        if self._lc().degree() < 1:
+            return None
+        _, j = self._nearest_special_gap(xf)
+        if j is None:
+            return None
+
+        def fn():
+            pts, pfl = self._special_points(), self._special_floats()
+            out = {}
+            for loc, m in self.atoms():
+                if not (isinstance(m, sp.Basic) and isinstance(loc, sp.Basic) and 0 < m < 1):
+                    continue
+                lf = float(sp.N(loc, 20))
+                i = min(range(len(pts)), key=lambda k: abs(pfl[k] - lf))
+                if self._rational:
+                    close = abs(sp.N(pts[i] - loc, 50)) < sp.Float(10) ** -40
+                else:   # special points of irrational equations are mpf at 200 bits
+                    with mpmath.workprec(200):
+                        pv, lv = mpmath.mpmathify(pts[i]), mpmath.mpf(sp.N(loc, 60))
+                        close = abs(pv - lv) <= mpmath.mpf(10) ** -40 * max(1, abs(lv))
+                if close:
+                    out[i] = (loc, m)
+            return out
+        return self._memo("atom_index", fn).get(j)
+
+    def _density_special(self, xe, dps):
+        mass = sp.Integer(0)
+        for loc, m in self.atoms(dps=dps):
+            if isinstance(loc, sp.Basic) and sp.simplify(loc - xe.expr) == 0:
+                mass = m
+        if mass != 0:
+            if not isinstance(mass, sp.Basic):
+                raise NotAvailable("AlgebraicCauchy.density: the density at an atom needs "
+                                   "rational coefficients (exact masses)")
+            if mass == 1:
+                return mpmath.mpf(0)
+            inner = self._deflated(xe, mass).density(xe, dps=dps + 2)
+            with mpmath.workdps(dps):
+                return +(inner * mpmath.mpf(_to_mpf(1 - mass, _bits(dps + 10))))
+        kind, r = self._limit_at_special(xe, dps)
+        if kind == "inf":
+            return mpmath.inf
+        with mpmath.workdps(dps):
+            return +abs(r.imag) / mpmath.pi
