@@ -1,6 +1,6 @@
 """The package layering of docs/architecture.md, checked statically (``ast``) and by import.
 
-Layers, lowest first: base (``errors``, ``_compat``, ``_extras``, ``references`` and the
+Layers, lowest first: base (``errors``, ``_compat``, ``_extras``, ``_files``, ``references`` and the
 top-level ``__init__``) -> core -> numeric -> laws -> attention -> sampler -> experiments ->
 cli, and on top the compatibility shims of old paths (``_compat.SHIMS``).  A module imports
 only its own layer or lower ones; the sampler imports only ``freeprob.errors``, the layer
@@ -21,7 +21,7 @@ from freeprob import _compat
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
 ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli", "shims")
-BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras",
+BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "freeprob._files",
         "freeprob.references"}
 MAX_LINES = 800
 #: what the sampler may import besides itself: the errors and the one layer class (which

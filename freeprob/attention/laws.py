@@ -1,7 +1,7 @@
 r"""The limiting spectral laws of multi-head softmax attention (Gaussian equivalence).
 
-Hayase & Karakida, *Gaussian Equivalence for Multi-Head Self-Attention* (2026) [HK26]_
-replace the centred softmax attention of a head by its Gaussian equivalent (GE)
+Hayase & Karakida [HK26]_ replace the centred softmax attention of a head by its
+Gaussian equivalent (GE)
 
 .. math:: M_i^{GE} = n^{-1/2}\,(S_i + \sqrt{\theta_1-\theta_2}\,Z_i)(I - P),\qquad
           \theta_1 = e^{\beta^2}-1,\quad \theta_2 = \beta^2,
@@ -43,16 +43,11 @@ block diagonal, and its law is the average of its blocks' laws, repeated or not.
 
 Weights other than Gaussian: the laws hold unchanged for value and output weights with
 i.i.d. entries of the same variance and finite moments (e.g. Rademacher), by the
-universality of sample-covariance limits (Bai & Silverstein, *Spectral Analysis of Large
-Dimensional Random Matrices*, 2010, Thm. 4.3).  Haar-orthogonal output weights change
-the output stage (a free compression instead of a compound free Poisson step); they are
-not covered by :func:`output_law`.
+universality of sample-covariance limits ([BS10]_ Thm. 4.3).  Haar-orthogonal output
+weights change the output stage (a free compression instead of a compound free Poisson
+step); they are not covered by :func:`output_law`.
 
-References
-----------
-.. [HK26] Y. Hayase, R. Karakida, Gaussian equivalence for multi-head self-attention (2026).
-.. [MS17] J. A. Mingo, R. Speicher, *Free Probability and Random Matrices*, Springer 2017.
-.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*, 2006.
+References: [HK26]_, [MS17]_, [NS06]_, [BS10]_, [THEORY]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A frozen-feature readout ``w`` on features ``F`` (``n`` tokens × ``d_O`` featur
 governed by the spectrum of the Gram ``F Fᵀ`` (token side, ``n × n``) or ``Fᵀ F`` (feature
 side, ``d_O × d_O``).  The functions here take the **token-side** law ``μ`` of ``F Fᵀ`` (e.g.
 ``mean_normalized(output_law(arch))`` of :mod:`freeprob.attention`, whose atom at 0 is
-included) and return the limits of docs/theory.md §4 (Hayase & Karakida 2026, §4–5):
+included) and return the limits of docs/theory.md §4 ([HK26]_ §4–5):
 
 * gradient flow on ``L(w) = ½|Fw − y|²`` from ``w(0) = 0`` with ``dw/dt = −∇L`` (unit
   learning rate, continuous time ``t``), target ``y ⟂ 1`` generic:
@@ -201,7 +201,7 @@ def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
         The Cauchy transform could not be certified.
 
     Source: docs/theory.md §4; the deterministic equivalent of ridge regression (e.g.
-    Dobriban & Wager 2018) written with the Cauchy transform.
+    [DW18]_) written with the Cauchy transform.
     """
     who = "ridge_error"
     sig = _real(noise, who, "noise", nonnegative=True)
@@ -263,7 +263,10 @@ class _ContourRule:
         best = None
         for rho in (1.2, 1.35, 1.5, 2.0, 3.0, 4.0, 6.0):
             left = c - r * (rho + 1 / rho) / 2                       # leftmost point of the ellipse
-            canc = max(0.0, float(-2 * tmax * left) / math.log(10))  # digits lost to e^{−2t·left}
+            # digits lost: the terms reach e^{−2t·left}, the result is of the order of
+            # e^{−2t·a} or below (it was measured against 1, so a loss of 10⁻⁴⁶ looked like
+            # 15 correct digits of a value 10⁻⁶⁴)
+            canc = float(2 * tmax * (a - left)) / math.log(10)
             n = int((dps + 5 + canc) / math.log10(rho)) + 8
             if best is None or n < best[0]:
                 best = (n, rho, canc)
@@ -284,7 +287,8 @@ class _ContourRule:
                 n *= 2                            # the old nodes are the even nodes of the new rule
                 self.pts = [p for k in range(n // 2) for p in (self.pts[k], node(2 * k + 1, n))]
                 cur = self.laplace(checks)
-                if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * max(1, abs(x))
+                # relative agreement: the values are tiny for large t (e^{−2t·a})
+                if all(abs(x - y) <= mpmath.mpf(10) ** (-dps - 2) * abs(x)
                        for x, y in zip(cur, prev)):
                     return
                 prev = cur
@@ -401,7 +405,7 @@ def gradient_flow_loss(law, t, *, dps=None, method="density"):
         The quadrature did not converge.
 
     Source: docs/theory.md §4; the contour representation ``∫ f dμ = (2πi)⁻¹ ∮ f G dz``
-    and the density from Stieltjes inversion (Mingo & Speicher §3.1).
+    and the density from Stieltjes inversion ([MS17]_ §3.1).
     """
     who = "gradient_flow_loss"
     _check_law(law, who)

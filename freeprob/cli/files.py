@@ -1,16 +1,16 @@
 r"""Shared pieces of the ``freeprob`` command line: bounded integer options and (re-exported
-from :mod:`freeprob.experiments.files`) the one policy for files written by request.
+from :mod:`freeprob._files`) the one policy for files written by request.
 
 * :func:`bounded_int` is the argparse type of every integer option: it names the allowed
   range and, for an upper limit, where that limit lives (``freeprob.law.MAX_DPS``), so
   ``--dps 100000`` says ``expected an integer from 1 to 50000 (freeprob.law.MAX_DPS)``.
 * :func:`check_output` and :func:`write_output` (defined in
-  :mod:`freeprob.experiments.files`, so that the experiments layer writes its reports
+  :mod:`freeprob._files`, so that the experiments layer writes its reports
   without importing the command line) implement the policy for every path option that
   writes data (``density --csv/--plot``, ``sweep export --csv/--parquet``) and for the
   reports ``freeprob verify`` writes (``-`` is standard output, existing files need
   ``--force``, regular files are replaced atomically, devices and FIFOs written directly;
-  the full list is in :mod:`freeprob.experiments.files`).
+  the full list is in :mod:`freeprob._files`).
 
 Source: this project's design (README, "Three jobs from the shell" and "Sweeps").
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os  # noqa: F401  (``freeprob._cliutil.os``: tests patch ``os.replace`` through it)
 
-from freeprob.experiments.files import (  # noqa: F401  (re-exported: the old freeprob._cliutil names)
+from freeprob._files import (  # noqa: F401  (re-exported: the old freeprob._cliutil names)
     STDOUT,
     _descriptor,
     _kind,

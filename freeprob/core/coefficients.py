@@ -29,10 +29,8 @@ How to add a ring: subclass :class:`CoefficientRing`, implement ``convert``,
 ``is_zero`` and ``key``; the generic kernels of the base class then work for any
 field whose elements support ``+ - * /``.  Override a kernel only with a faster one.
 
-References
-----------
-The kernels are the classical truncated power-series algorithms, e.g. Knuth, *TAOCP*
-vol. 2, §4.7 (reversion, composition, log/exp recurrences).
+References: the kernels are the classical truncated power-series algorithms, e.g.
+[KNU97]_ §4.7 (reversion, composition, log/exp recurrences; :mod:`freeprob.references`).
 """
 from __future__ import annotations
 
@@ -159,7 +157,7 @@ class CoefficientRing:
 
     def reversion(self, f, n):
         # Solve f(g(x)) = x coefficient by coefficient, keeping the table of
-        # powers P[j] = g^j (Knuth TAOCP 4.7, "reversion of power series").
+        # powers P[j] = g^j ([KNU97] §4.7, "reversion of power series").
         g = [self.zero] * n
         if n <= 1:
             return g

@@ -44,7 +44,6 @@ Parameters
     (``0.1 → 1/10``), see :mod:`freeprob._params`.
 
 References
-    [NS06] Nica & Speicher, *Lectures on the Combinatorics of Free Probability*, 2006:
-    Lecture 11 (free cumulants), Lecture 16 (R-transform), Lecture 18 (S-transform).
-    [MS17] Mingo & Speicher, *Free Probability and Random Matrices*, 2017: §2.1–2.6.
+    [NS06]_ Lecture 11 (free cumulants), Lecture 16 (R-transform), Lecture 18
+    (S-transform); [MS17]_ §2.1–2.6 (:mod:`freeprob.references`).
 """

@@ -7,8 +7,7 @@ Conventions (see :mod:`freeprob.conventions`): sequences are indexed by order,
   ``C(w) = 1 + Σ_{n≥1} κ_n w^n`` ([NS06]_, Lecture 16, Thm. 16.15 / Remark 16.18).
   Writing ``f(z) = z M(z)``, the relation reads ``f^{<-1>}(w) = w / C(w)``, so both
   directions are one series reversion (FLINT's fast kernel for rationals);
-* boolean cumulants: ``η(z) = Σ_{n≥1} b_n z^n = 1 − 1/M(z)`` (Speicher & Woroudi 1997,
-  [SW97]_);
+* boolean cumulants: ``η(z) = Σ_{n≥1} b_n z^n = 1 − 1/M(z)`` ([SW97]_);
 * classical cumulants: ``Σ_{n≥1} c_n z^n/n! = log Σ_{n≥0} m_n z^n/n!``.
 
 The independent, combinatorial route (sums over non-crossing, interval and all set
@@ -25,11 +24,7 @@ Examples
 >>> moments_to_classical_cumulants([1, 0, 1, 0, 3, 0, 15])  # standard Gaussian
 (0, 0, 1, 0, 0, 0, 0)
 
-References
-----------
-.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*,
-   Cambridge University Press, 2006.
-.. [SW97] R. Speicher, R. Woroudi, Boolean convolution, Fields Inst. Commun. 12 (1997).
+References: [NS06]_, [SW97]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ spurious factor then survives).  This module gives every caller one way through 
   transcendental number, so nothing is lost) and each algebraic atom ``a``, with its
   minimal polynomial ``m_a`` kept as a relation;
 * :func:`flint_context` / :func:`from_flint` convert to and from ``fmpz_mpoly``;
-* :func:`norm` takes the norm ``Res_a(f, m_a)`` (Trager), a polynomial over ℤ whose roots
+* :func:`norm` takes the norm ``Res_a(f, m_a)`` ([TRA76]_), a polynomial over ℤ whose roots
   contain those of ``f`` at ``a``, used for square-free parts, root isolation and
   irreducibility over ``ℚ(a)``;
 * :func:`norm_special_polynomials`, :func:`factor_univariate` and
@@ -25,10 +25,8 @@ Cauchy transform at ``a`` whenever it does not vanish there (its factors free of
 unknown are dropped, so it does not).  Only irreducibility can change at ``a``, which
 :func:`norm` detects.
 
-References
-----------
-B. M. Trager, Algebraic factoring and rational function integration, Proc. SYMSAC '76,
-219–226 (the norm of a polynomial over ``ℚ(a)``).
+References: [TRA76]_ (the norm of a polynomial over ``ℚ(a)``); [BES40]_, [MOR53]_
+(:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
@@ -89,7 +87,7 @@ def _freeze_algebraic(algs):
       ``p``, ``L_p`` the least common denominator of the exponents of ``p`` over all atoms,
       relation ``a_p^{L_p} = p``; each atom ``∏ p^{E_p}`` is a rational times a monomial in
       the ``a_p``.  These relations are independent: for real radicals of positive
-      rationals, ``[ℚ(p_1^{1/L_1}, …) : ℚ] = ∏ L_i`` (Besicovitch 1940; Mordell 1953);
+      rationals, ``[ℚ(p_1^{1/L_1}, …) : ℚ] = ∏ L_i`` ([BES40]_; [MOR53]_);
     * otherwise (nested radicals such as ``sqrt(1 + sqrt(2))``, ``GoldenRatio``, negative
       radicands): one primitive element ``θ`` of the field they generate (sympy's
       :func:`~sympy.polys.numberfields.subfield.primitive_element`, an atom itself when
@@ -334,7 +332,7 @@ def from_flint(f, variables, gens, back=None):
 def norm(f, relations):
     """``Res_a(f, m_a)`` successively for every relation ``(a, m_a)`` that ``f`` involves:
     a polynomial free of the algebraic variables whose zero set contains that of ``f`` at
-    every root of the ``m_a`` (Trager's norm)."""
+    every root of the ``m_a`` (Trager's norm, [TRA76]_)."""
     names = f.context().names()
     for name, m in relations:
         if f.degrees()[names.index(name)] > 0:

@@ -11,12 +11,7 @@ Lecture 9) and interval partitions ``I(n)`` ([SW97]_); enumerations run in the
 lexicographic order of restricted growth strings, so ``NC(n)`` and ``I(n)`` come out as
 subsequences of ``P(n)``.
 
-References
-----------
-.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*,
-   LMS Lecture Note Series 335, Cambridge University Press, 2006.
-.. [SW97] R. Speicher, R. Woroudi, "Boolean convolution", in *Free Probability
-   Theory* (D. Voiculescu, ed.), Fields Inst. Commun. 12, AMS, 1997, pp. 267-279.
+References: [NS06]_, [SW97]_, [LS59]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

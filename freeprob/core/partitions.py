@@ -38,14 +38,7 @@ boolean        interval ``I(n)``           [SW97]_
 classical      all set partitions ``P(n)``  [LS59]_
 =============  ==========================  ============================================
 
-References
-----------
-.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*,
-   LMS Lecture Note Series 335, Cambridge University Press, 2006.
-.. [SW97] R. Speicher, R. Woroudi, "Boolean convolution", in *Free Probability
-   Theory* (D. Voiculescu, ed.), Fields Inst. Commun. 12, AMS, 1997, pp. 267-279.
-.. [LS59] V. P. Leonov, A. N. Shiryaev, "On a method of calculation of
-   semi-invariants", *Theory Probab. Appl.* 4 (1959), 319-329.
+References: [NS06]_, [SW97]_, [LS59]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

@@ -20,10 +20,8 @@ x - x**2 + 2*x**3 - 5*x**4 + 14*x**5 + O(x**6)
 >>> (1 - TruncatedSeries([0, 1], order=5)).inverse().coefficients()
 (1, 1, 1, 1, 1)
 
-References
-----------
-Knuth, *The Art of Computer Programming* vol. 2, §4.7 (manipulation of power
-series); python-flint ``fmpq_series`` (``reversion``, ``inv``) for the exact kernels.
+References: [KNU97]_ §4.7 (manipulation of power series; :mod:`freeprob.references`);
+python-flint ``fmpq_series`` (``reversion``, ``inv``) for the exact kernels.
 """
 from __future__ import annotations
 

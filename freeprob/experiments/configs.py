@@ -6,7 +6,7 @@ sharing scheme of theory.md §3.4–3.5, and where the numbers come from (the mo
 configuration file).  The output width is the model width, ``d_O = d`` (the output
 projection maps back to the residual stream).
 
-The paper's finite-size check (Hayase & Karakida 2026, §5.1, Table 2, §D.1) uses
+The paper's finite-size check ([HK26]_ §5.1, Table 2, §D.1) uses
 ``n ≤ d`` tokens with fixed inputs and fan-in Gaussian weights at ``β = 1``.  The nominal
 token count of a configuration, :attr:`ModelConfig.n`, is ``min(d, context length,
 2048)``; :meth:`ModelConfig.dimensions` gives the sampler's

@@ -3,7 +3,7 @@ distance table, the moments/top-eigenvalue table, our range of softmax–GE rela
 to the paper's, the metric definitions and notes.  :mod:`freeprob.verify` re-exports these
 names.
 
-Source: Hayase & Karakida (2026), §5.1 and Table 2; docs/theory.md §5 (our metric
+Source: [HK26]_ §5.1 and Table 2; docs/theory.md §5 (our metric
 definitions, since the paper's are not stated) and §7 (finite-size effects).
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ Wasserstein-1 and Kolmogorov–Smirnov distances (:mod:`freeprob.compare`), mome
 and the top eigenvalue against the predicted edge, as mean and 95% interval over
 independent initialisations.
 
-Source: Hayase & Karakida (2026), §5.1 and Table 2 (softmax–GE mean relative distances
+Source: [HK26]_ §5.1 and Table 2 (softmax–GE mean relative distances
 0.24%–2.82% over seven configurations at β = 1, ten initialisations), §D.1 (protocol:
 ``n ≤ d``, fixed inputs, fan-in Gaussian weights, all ``n`` eigenvalues including the
 largest); docs/theory.md §5 (our metric definitions, since the paper's are not stated).
@@ -41,7 +41,7 @@ from freeprob.errors import FreeprobValueError
 from freeprob.experiments.stats import finite_mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
 from freeprob.experiments.figures import FIGURE_FILES, verify_figures
-from freeprob.experiments.files import write_output
+from freeprob._files import write_output
 from freeprob.experiments.reports import ReportDir
 from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
 from freeprob.experiments.summary import (  # noqa: F401  (re-exported: freeprob.verify names)
@@ -284,7 +284,7 @@ def _atomic_write(path: Path, text: str):
     if path.is_dir():
         raise FreeprobValueError(f"cannot write {str(path)!r}: a directory of that name is in the way "
                                  "(remove or rename it); finished cells are kept and a rerun resumes")
-    # the one file policy (freeprob.experiments.files): UTF-8, links followed, devices as they are
+    # the one file policy (freeprob._files): UTF-8, links followed, devices as they are
     write_output(path, lambda fh: fh.write(text))
 
 

@@ -33,10 +33,7 @@ and ``√2`` as variables: :mod:`freeprob._exactpoly`) and the unique irreducibl
 the Cauchy series ``Σ m_n z^{−n−1}`` satisfies is kept (checked exactly on enough terms to
 exclude every other factor), irreducible over the algebraic extension of the constants.
 
-References
-----------
-.. [RE08] N. R. Rao, A. Edelman, The polynomial method for random matrices, Found.
-   Comput. Math. 8 (2008) 649–702.
+References: [RE08]_, [MS17]_, [TRA76]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
@@ -186,7 +183,7 @@ def _irreducible_equation(P, law):
     ``G`` or without a branch ``G ~ 1/z`` at infinity are dropped, and among the others the
     one the Cauchy series satisfies is kept (:func:`_select_by_series`).  With algebraic
     constants (``√2``) the kept factor is checked to be irreducible over ``ℚ(√2)`` by its
-    norm (Trager); if the norm does not prove it, it is factored over the extension by
+    norm ([TRA76]_); if the norm does not prove it, it is factored over the extension by
     sympy and the selection repeated.  Coefficients FLINT cannot hold (``log(8)``,
     ``sqrt(t)``) are factored by sympy.
     """
@@ -231,7 +228,7 @@ def _relations_syms(fd):
 
 
 def _irreducible_by_norm(g, relations):
-    """True if the norm of ``g`` over the algebraic variables (Trager) is a square-free
+    """True if the norm of ``g`` over the algebraic variables ([TRA76]_) is a square-free
     irreducible polynomial in ``(G, z)``: then ``g`` is irreducible over the extension
     (a factorization of ``g`` there would factor its norm).  ``False`` means unknown (e.g.
     ``g`` free of the algebraic variables has the norm ``g^k``)."""
@@ -457,7 +454,8 @@ def cauchy_equation(law: Law) -> sp.Poly:
     FLINT factorization, the factors with a branch ``G ~ 1/z`` at infinity, the one the
     Cauchy series ``Σ m_n z^{−n−1}`` satisfies (checked exactly on more terms than a
     wrong factor could match, a resultant-degree bound), and with algebraic constants a
-    proof of irreducibility over their extension (Trager's norm) or a factorization there.
+    proof of irreducibility over their extension (Trager's norm, [TRA76]_) or a
+    factorization there.
     Elimination and factoring run in FLINT's multivariate integer polynomials, parameters
     and constants as extra variables (:mod:`freeprob._exactpoly`).
     """

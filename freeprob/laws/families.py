@@ -5,10 +5,7 @@ Each family is a frozen dataclass of exact sympy parameters with one formula
 (free cumulants or moments) and its closed-form transforms; see
 :mod:`freeprob.law` for what the base class derives from it.
 
-References
-----------
-[NS06] Nica & Speicher, *Lectures on the Combinatorics of Free Probability* (2006).
-[MS17] Mingo & Speicher, *Free Probability and Random Matrices* (2017).
+References: [NS06]_, [MS17]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

@@ -402,7 +402,7 @@ class Law:
 
     def boolean_cumulants(self, k, *, dps=None):
         r"""Boolean cumulants ``(b_0 = 0, b_1, …, b_k)``, ``1 − 1/M(z) = Σ b_n z^n``
-        (Speicher & Woroudi 1997).  Same parameters and errors as :meth:`moments`."""
+        ([SW97]_).  Same parameters and errors as :meth:`moments`."""
         k = check_order(k, f"{type(self).__name__}.boolean_cumulants")
         return self._evaluate(
             lambda r: _cum.boolean_cumulants_from_moments(r, self._m(r, k)), dps,

@@ -5,12 +5,9 @@ Each operation returns a new immutable :class:`~freeprob.law.Law` whose formula 
 written against the ring-level sequences of its arguments, so exactness,
 symbolic parameters and ball arithmetic carry through any composition.
 
-References
-----------
-[NS06] Nica & Speicher, *Lectures on the Combinatorics of Free Probability* (2006):
-Lecture 12 (⊞ via cumulants), Lecture 14 and 18 (⊠, S-transform), Lecture 14
-Cor. 14.13 (⊞-powers μ^{⊞t}, t >= 1).
-[MS17] Mingo & Speicher, *Free Probability and Random Matrices* (2017), §2.4–2.6.
+References: [NS06]_ Lecture 12 (⊞ via cumulants), Lecture 14 and 18 (⊠, S-transform),
+Lecture 14 Cor. 14.13 (⊞-powers μ^{⊞t}, t >= 1); [MS17]_ §2.4–2.6; [VOI87]_, [NS96]_
+(:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
@@ -188,7 +185,7 @@ def free_mul(*laws) -> Law:
     r"""Free multiplicative convolution ``μ_1 ⊠ μ_2 ⊠ …`` (two or more laws).
 
     The law of ``√a b √a`` for free ``a ≥ 0`` and ``b``: ``S_{μ⊠ν} = S_μ S_ν``
-    ([NS06] Lecture 18, Thm. 18.17; [MS17] §2.6; Voiculescu 1987).  Moments are
+    ([NS06] Lecture 18, Thm. 18.17; [MS17] §2.6; [VOI87]_).  Moments are
     computed from the S-transform product by two series reversions.  One factor may
     have zero mean (e.g. a centred semicircle): its moments are then obtained by
     exact polynomial interpolation in a shift ``ε`` of that factor, since
@@ -258,7 +255,7 @@ def free_power(law, t) -> Law:
 
     Defined for every ``t >= 1`` and, for ``0 < t < 1``, for ⊞-infinitely divisible
     laws (semicircle, free Poisson, compound free Poisson, Dirac, and ⊞ of those)
-    ([NS06] Lecture 14, Cor. 14.13; Nica–Speicher 1996).
+    ([NS06] Lecture 14, Cor. 14.13; [NS96]_).
 
     Raises
     ------

@@ -19,10 +19,9 @@ predictor–corrector with step halving ([RE08]_ uses the same selection rule):
   ``|G'(z_new) − G'(z)|·|Δz|/2`` are both at most ``ρ/8``, where ``ρ`` is a lower bound
   on the distance from the tracked root to every other root (at both ends);
 * ``ρ = 1/(2γ)``, ``γ = max_{j≥2} |c_j/c_1|^{1/(j−1)}`` from the Taylor coefficients
-  ``c_j`` of ``P(g + h, z)`` at the root: Fujiwara's bound applied to the deflated,
+  ``c_j`` of ``P(g + h, z)`` at the root: Fujiwara's bound [FUJ16]_ applied to the deflated,
   reversed polynomial, which is also Smale's γ (Newton from any point closer than
-  ``0.177/γ`` converges quadratically to that root, Blum–Cucker–Shub–Smale,
-  *Complexity and Real Computation*, 1998, Ch. 8, Thm. 2);
+  ``0.177/γ`` converges quadratically to that root, [BCSS98]_ Ch. 8, Thm. 2);
 * a step from ``z`` is at most half the radius of a disk about ``z`` in which the tracked
   root is analytic: the distance ``R(z)`` from ``z`` to the nearest (complex) root of the
   discriminant or of the leading coefficient, or ``Im z`` (``G`` is analytic in the upper
@@ -72,11 +71,8 @@ path tracking, certified boundary values) and
 :class:`~freeprob.numeric.quadrature._Quadrature` (moments, expectations of a weight, cdf,
 quantiles); :func:`freeprob.numeric.precision.escalate` is the guard doubling above.
 
-References
-----------
-.. [MS17] Mingo & Speicher, *Free Probability and Random Matrices*, 2017, §2.1
-   (Cauchy transform, Stieltjes inversion), §3.1 (atoms from ``lim (z−a)G(z)``).
-.. [RE08] Rao & Edelman, The polynomial method for random matrices, 2008, §4–5.
+References: [MS17]_ §2.1 (Cauchy transform, Stieltjes inversion), §3.1 (atoms from
+``lim (z−a)G(z)``); [RE08]_ §4–5; [FUJ16]_; [BCSS98]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

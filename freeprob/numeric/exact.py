@@ -152,7 +152,7 @@ class _ExactData:
                                               else float(c) for c in self._special_points()])
 
     def _radius(self):
-        """A bound on the modulus of every finite singular point (Fujiwara)."""
+        """A bound on the modulus of every finite singular point ([FUJ16]_)."""
         def fn():
             # in mpmath: the coefficients of the discriminant can exceed the double range
             # (the bound itself does not)

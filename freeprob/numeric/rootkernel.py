@@ -3,7 +3,7 @@ module docstring).
 
 Precision helpers and constants, exact real points (:class:`_Pt`), polynomial
 evaluation, Newton's method and Taylor shifts in Python complex or mpmath arithmetic,
-Fujiwara separation bounds, the :class:`_Kernel` of coefficient rows, the fixed-point
+Fujiwara separation bounds ([FUJ16]_), the :class:`_Kernel` of coefficient rows, the fixed-point
 Newton polisher (:func:`_polish`) and its helpers, and the exact algebra on ``P``
 (branch factor at infinity, real roots of univariate polynomials).
 """

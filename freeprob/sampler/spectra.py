@@ -5,9 +5,8 @@ This is the only float64 layer of freeprob: numpy and scipy, a seeded
 exact layer (sympy, mpmath, python-flint are never imported here).  Sampler results
 never flow back into the exact path.
 
-The model (theory.md §1–2; paper: Hayase & Karakida, "Gaussian Equivalence for
-Multi-Head Self-Attention", 2026)
--------------------------------------------------------------------------------------
+The model (theory.md §1–2; paper: [HK26]_)
+------------------------------------------
 ``n`` tokens, input width ``d ≥ n``, ``h`` heads of key/query width ``d_K`` and value
 width ``d_V``, output width ``d_O``.  With inputs ``X`` (``n × d``, ``X Xᵀ = d I``) and
 fan-in weights ``W ~ N(0, 1/d)``, the projections ``Q_i = X W_Q^i``, ``K_i = X W_K^i``,
@@ -72,10 +71,8 @@ are computed without the ``n × n`` centred matrices:
 
 Any other object set (e.g. ``("single", "out")``) takes the full route for all objects.
 
-References
-----------
-theory.md: ``/work/shared/docs/theory.md`` (sections cited as theory.md §k).
-Hayase & Karakida (2026), Gaussian Equivalence for Multi-Head Self-Attention.
+References: [THEORY]_ (sections cited as theory.md §k), [HK26]_
+(:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-r"""The paper's readout comparisons (Hayase & Karakida 2026, §5 and appendix D), one module
+r"""The paper's readout comparisons ([HK26]_ §5 and appendix D), one module
 each, every one predicting from the exact laws and measuring on finite-n softmax features.
 
 ========================  ==================================================  ============

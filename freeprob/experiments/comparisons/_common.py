@@ -1,4 +1,4 @@
-r"""Shared pieces of the paper's readout comparisons (Hayase & Karakida 2026, §5, appendix D).
+r"""Shared pieces of the paper's readout comparisons ([HK26]_ §5, appendix D).
 
 Every comparison predicts a readout quantity from the exact token-side law of the MHA
 output (:func:`feature_law`, docs/theory.md §4) and measures the same quantity on

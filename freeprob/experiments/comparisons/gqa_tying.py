@@ -1,5 +1,5 @@
 r"""GQA against within-head K/V tying at equal widths and equal parameter budget
-(Hayase & Karakida 2026, §5.3, Figure 3, appendix D.6).
+([HK26]_ §5.3, Figure 3, appendix D.6).
 
 The paper's claim: "At equal widths and parameter count, GQA has lower coefficient error
 for h = 2, 4, while complete within-head K/V tying is lower for h = 8, 16, 32.  The

@@ -1,5 +1,5 @@
 r"""Across-head K/V sharing and the gradient-flow time to relative loss 0.1
-(Hayase & Karakida 2026, §5.3 and appendix D.5; docs/theory.md §3.5, §4).
+([HK26]_ §5.3 and appendix D.5; docs/theory.md §3.5, §4).
 
 The paper's claim: across-head K/V sharing (GQA, MQA) leaves the limiting spectrum — hence
 every readout prediction — unchanged at fixed head count and widths, and reinvesting the

@@ -177,7 +177,7 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         ``n`` not an integer multiple of 16 that is ≥ 64, ``seeds`` not an integer ≥ 2,
         ``progress`` not callable.
 
-    Source: paper §5.2 and appendix D.3 (Hayase & Karakida 2026); docs/theory.md §4
+    Source: [HK26]_ §5.2 and appendix D.3; docs/theory.md §4
     (ridge readout, feature normalisation), §3.2 (atoms and hard edges of the ``out`` law).
     """
     settings = plan(quick=quick, n=n, seeds=seeds)

@@ -1,0 +1,65 @@
+r"""The one bibliography of freeprob.  Docstrings cite these by key, ``[HK26]_``; the README's
+"References" section lists the same entries (a test checks both).
+
+.. [HK26] T. Hayase, R. Karakida, *Gaussian Equivalence for Multi-Head Self-Attention*,
+   arXiv:2610.10033 (2026).
+.. [HCK25] T. Hayase, B. Collins, R. Karakida, *Gaussian Equivalence for Self-Attention:
+   Asymptotic Spectral Analysis of Attention Matrix*, arXiv:2510.06685 (2025).
+.. [THEORY] docs/theory.md of this project: the reconstruction of [HK26]'s model,
+   conventions and laws, with numerical checks.
+.. [NS06] A. Nica, R. Speicher, *Lectures on the Combinatorics of Free Probability*, LMS
+   Lecture Note Series 335, Cambridge University Press (2006).
+.. [MS17] J. A. Mingo, R. Speicher, *Free Probability and Random Matrices*, Fields Institute
+   Monographs 35, Springer (2017).
+.. [VOI87] D. Voiculescu, Multiplication of certain non-commuting random variables, J.
+   Operator Theory 18 (1987), 223–235.
+.. [NS96] A. Nica, R. Speicher, On the multiplication of free N-tuples of noncommutative
+   random variables, Amer. J. Math. 118 (1996), 799–837.
+.. [SW97] R. Speicher, R. Woroudi, Boolean convolution, Fields Inst. Commun. 12 (1997),
+   267–279.
+.. [LS59] V. P. Leonov, A. N. Shiryaev, On a method of calculation of semi-invariants,
+   Theory Probab. Appl. 4 (1959), 319–329.
+.. [RE08] N. R. Rao, A. Edelman, The polynomial method for random matrices, Found. Comput.
+   Math. 8 (2008), 649–702.
+.. [BS10] Z. Bai, J. W. Silverstein, *Spectral Analysis of Large Dimensional Random
+   Matrices*, 2nd ed., Springer (2010).
+.. [LY22] Y. M. Lu, H.-T. Yau, An equivalence principle for the spectrum of random inner-product
+   kernel matrices with polynomial scalings, arXiv:2205.06308 (2022).
+.. [DW18] E. Dobriban, S. Wager, High-dimensional asymptotics of prediction: ridge
+   regression and classification, Ann. Statist. 46 (2018), 247–279.
+.. [TRA76] B. M. Trager, Algebraic factoring and rational function integration, Proc.
+   SYMSAC '76 (1976), 219–226.
+.. [BES40] A. S. Besicovitch, On the linear independence of fractional powers of integers,
+   J. London Math. Soc. 15 (1940), 3–6.
+.. [MOR53] L. J. Mordell, On the linear independence of algebraic numbers, Pacific J. Math.
+   3 (1953), 625–630.
+.. [KNU97] D. E. Knuth, *The Art of Computer Programming*, vol. 2, 3rd ed., §4.7
+   (manipulation of power series), Addison-Wesley (1997).
+.. [FUJ16] M. Fujiwara, Über die obere Schranke des absoluten Betrages der Wurzeln einer
+   algebraischen Gleichung, Tôhoku Math. J. 10 (1916), 167–171.
+.. [BCSS98] L. Blum, F. Cucker, M. Shub, S. Smale, *Complexity and Real Computation*,
+   Springer (1998).
+"""
+from __future__ import annotations
+
+__all__ = ["REFERENCES", "cite"]
+
+#: key -> full reference (the entries of this module's docstring)
+REFERENCES = {
+    key.strip("[]"): " ".join(text.split())
+    for key, text in (
+        entry.split(" ", 1)
+        for entry in (chunk.strip() for chunk in __doc__.split(".. ")[1:])
+    )
+}
+
+
+def cite(key: str) -> str:
+    """The full reference of ``key`` (e.g. ``"HK26"``).
+
+    Raises
+    ------
+    KeyError
+        ``key`` is not in :data:`REFERENCES`.
+    """
+    return REFERENCES[key]
