@@ -1,10 +1,11 @@
 """The package layering of docs/architecture.md, checked statically (``ast``) and by import.
 
-Layers, lowest first: base (``errors``, ``_compat``, ``_extras``, ``_files``, ``references`` and the
-top-level ``__init__``) -> core -> numeric -> laws -> attention -> sampler -> experiments ->
-cli, and on top the compatibility shims of old paths (``_compat.SHIMS``).  A module imports
-only its own layer or lower ones; the sampler imports only ``freeprob.errors``, the layer
-class (``freeprob.attention.architecture``) and itself.  No import cycles, counting
+Layers, lowest first: base (``errors``, ``_compat``, ``_extras``, ``_files``, ``references``,
+``_checks``, ``_text`` and the top-level ``__init__``) -> core -> numeric -> laws ->
+attention -> sampler -> experiments -> cli, and on top the compatibility shims of old paths
+(``_compat.SHIMS``).  A module imports only its own layer or lower ones; the sampler imports
+only ``freeprob.errors``, ``freeprob._checks``, the layer class
+(``freeprob.attention.architecture``) and itself.  No import cycles, counting
 imports inside functions.
 """
 from __future__ import annotations
@@ -22,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
 ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli", "shims")
 BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "freeprob._files",
-        "freeprob.references"}
+        "freeprob.references", "freeprob._checks", "freeprob._text"}
 MAX_LINES = 800
-#: what the sampler may import besides itself: the errors and the one layer class (which
-#: imports only the standard library and freeprob.errors at import time)
-SAMPLER_MAY_IMPORT = {"freeprob.errors", "freeprob.attention.architecture"}
+#: what the sampler may import besides itself: the errors, the argument checks and the one
+#: layer class (which import only the standard library and freeprob.errors at import time)
+SAMPLER_MAY_IMPORT = {"freeprob.errors", "freeprob._checks", "freeprob.attention.architecture"}
 #: imports allowed against the layer order, each until the named caller changes
 TRANSITIONAL = set()      # (src, dst) edges allowed while code moves; empty
 

@@ -653,8 +653,8 @@ def test_ge_constants():
 def test_sampler_imports_only_numeric_stack():
     """The float64 layer (the freeprob.sampler package) must not import sympy, mpmath,
     python-flint or the exact modules: only numpy, scipy, the standard library, its own
-    modules, freeprob.errors and the layer class freeprob.attention.architecture (standard
-    library only; docs/architecture.md)."""
+    modules, freeprob.errors, the argument checks freeprob._checks and the layer class
+    freeprob.attention.architecture (standard library only; docs/architecture.md)."""
     here = pathlib.Path(sampler.__file__).parent
     files = sorted(here.glob("*.py"))
     assert len(files) >= 5, files
@@ -668,7 +668,8 @@ def test_sampler_imports_only_numeric_stack():
         names = {n for n in names if not n.startswith("freeprob.sampler")}
         assert names <= {"__future__", "math", "numbers", "dataclasses", "fractions", "concurrent",
                          "concurrent.futures", "numpy", "scipy", "scipy.linalg", "scipy.sparse.linalg", "scipy.stats",
-                         "freeprob.errors", "freeprob.attention.architecture"}, (path.name, names)
+                         "freeprob.errors", "freeprob._checks", "freeprob.attention.architecture"}, \
+            (path.name, names)
 
 
 # ----------------------------------------------------------------- bad input

@@ -248,7 +248,7 @@ def test_a_damaged_store_is_reported_as_damaged_with_what_to_do(tmp_path, where)
 
 # -- 5/6. refused readout runs create nothing, at once --------------------------------------------------
 @pytest.mark.parametrize("args,message", [
-    (["--n", "7"], "`n` must be an integer >= 128; got 7"),
+    (["--n", "7"], "`n` must be an integer ≥ 128; got 7"),
     (["--n", "129"], "`n` must be a multiple of 64"),
     (["--n", "10000000"], "one initialisation would take about"),
     (["--seeds", "100000"], "would have 300000 cells"),

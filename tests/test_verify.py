@@ -182,7 +182,7 @@ def test_configuration_errors():
         model_config("x:d=512,heads=8,d_head=64,scheme=gqa:3")
     with pytest.raises(FreeprobValueError, match="positive integer"):
         model_config("x:d=512,heads=0,d_head=64")
-    with pytest.raises(FreeprobValueError, match="positive integer"):
+    with pytest.raises(FreeprobValueError, match="`d` must be an integer ≥ 1"):
         model_config("x:d=-5,heads=2,d_head=64")
     with pytest.raises(FreeprobValueError, match="missing d_head"):
         model_config("x:d=512,heads=8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from freeprob.core.params import as_exact, sign
+from freeprob.core.params import as_exact, check_dps, sign
 from freeprob.core.symbols import ExpConstant
 from freeprob.errors import FreeprobValueError
 
@@ -63,8 +63,7 @@ def ge_coefficients(beta, *, dps=None):
     t2 = b2
     if dps is None:
         return t1, t2
-    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 1:
-        raise FreeprobValueError(f"ge_coefficients: dps must be an integer >= 1, got {dps!r}")
+    dps = check_dps(dps, "ge_coefficients")
     if not b.is_number:
         raise FreeprobValueError("ge_coefficients: dps needs a numeric beta, got a symbol")
     with mpmath.workdps(dps + 10):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os  # noqa: F401  (``freeprob._cliutil.os``: tests patch ``os.replace`` through it)
 
+from freeprob._checks import describe_int
 from freeprob._files import (  # noqa: F401  (re-exported: the old freeprob._cliutil names)
     STDOUT,
     _descriptor,
@@ -72,10 +73,7 @@ def bounded_int(minimum, maximum=None, *, limit=None):
     """
     def parse(text):
         top = maximum() if callable(maximum) else maximum
-        if top is None:
-            allowed = f"an integer ≥ {minimum}"
-        else:
-            allowed = f"an integer from {minimum} to {top}" + (f" ({limit})" if limit else "")
+        allowed = describe_int(minimum, top, limit)        # the wording of freeprob._checks
         try:
             v = int(str(text).strip())
         except ValueError:
@@ -89,8 +87,8 @@ def bounded_int(minimum, maximum=None, *, limit=None):
 
 def _law_limit(name):
     def get():
-        from freeprob.laws import law             # read at parse time: raising the constant takes effect
-        return getattr(law, name)
+        from freeprob.core import params          # read at parse time: raising the constant takes effect
+        return getattr(params, name)              # (freeprob.law.MAX_DPS sets this one)
 
     return get
 

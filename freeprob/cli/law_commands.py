@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from freeprob._text import text_table
 from freeprob.cli.files import (
     DPS_ARG,
     ORDER_ARG,
@@ -430,9 +431,7 @@ def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
         print(f"law: {text}   ({mode})", file=out)
         header = ["n"] + [_KINDS[k][1] for k in kinds]
         rows = [[str(n)] + [_num(cols[k][n], dps) for k in kinds] for n in range(order + 1)]
-        widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-        for r in [header] + rows:
-            print("  ".join(v.rjust(wd) for v, wd in zip(r, widths)), file=out)
+        print(text_table(header, rows, align="r", strip=False), file=out)
     return 0
 
 
@@ -526,9 +525,7 @@ def _density_command(args, out):
         return 0
     print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits)", file=out)
     rows = [(_xnum(x, xdps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
-    wx = max(len(r[0]) for r in rows + [("x", "")])
-    for a, b in [("x", "density")] + rows:
-        print(f"{a.rjust(wx)}  {b}", file=out)
+    print(text_table(("x", "density"), rows, align="r", strip=False, pad_last=False), file=out)
     return 0
 
 

@@ -25,6 +25,7 @@ import math
 import sys
 from fractions import Fraction
 
+from freeprob._text import text_table
 from freeprob.cli.files import STDOUT, check_outputs, status_stream, write_output
 from freeprob.errors import FreeprobValueError
 
@@ -302,12 +303,7 @@ def _num(v):
 
 
 def _text_table(header, rows):
-    cells = [[_num(v) for v in r] for r in rows]
-    widths = [max(len(str(h)), *(len(c[i]) for c in cells)) if cells else len(str(h))
-              for i, h in enumerate(header)]
-    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    return "\n".join(lines)
+    return text_table(header, [[_num(v) for v in r] for r in rows])
 
 
 def _header(s):

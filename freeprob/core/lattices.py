@@ -15,12 +15,12 @@ References: [NS06]_, [SW97]_, [LS59]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
-import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from math import comb
 
+from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
 
 __all__ = [
@@ -43,23 +43,7 @@ Type = tuple[int, ...]  # block sizes, sorted decreasingly
 # --------------------------------------------------------------------------- checks
 def _check_order(n, func: str, name: str = "n", upper: int = MAX_PARTITION_ORDER) -> int:
     """Return ``n`` as an int if it is an integer in ``[0, upper]``, else raise."""
-    if isinstance(n, bool):
-        raise FreeprobValueError(
-            f"Argument `{name}` of `{func}` must be an integer with 0 <= {name} <= "
-            f"{upper}; got the bool {n!r}."
-        )
-    try:
-        k = operator.index(n)
-    except TypeError:
-        raise FreeprobValueError(
-            f"Argument `{name}` of `{func}` must be an integer with 0 <= {name} <= "
-            f"{upper}; got {n!r} of type {type(n).__name__}."
-        ) from None
-    if not 0 <= k <= upper:
-        raise FreeprobValueError(
-            f"Argument `{name}` of `{func}` must satisfy 0 <= {name} <= {upper}; got {k}."
-        )
-    return k
+    return check_int(n, None, f"Argument `{name}` of `{func}`", minimum=0, maximum=upper)
 
 
 def _normalize_partition(partition, func: str) -> Partition:

@@ -28,9 +28,44 @@ import flint
 import mpmath
 import sympy as sp
 
+from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["as_exact", "check", "check_unique"]
+__all__ = ["MAX_DPS", "MAX_ORDER", "as_exact", "check", "check_dps", "check_order", "check_unique"]
+
+#: largest order accepted by the sequence and series methods of a law (raise it if you
+#: need more).  Public name ``freeprob.law.MAX_ORDER``: reading or setting it there reads
+#: or sets this constant.
+MAX_ORDER = 20_000
+#: largest number of digits accepted by ``dps=`` (public name ``freeprob.law.MAX_DPS``)
+MAX_DPS = 50_000
+
+
+def check_order(k, who: str) -> int:
+    """Validate an order ``k``: an integer with ``0 <= k <= MAX_ORDER`` (bool rejected).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``<who>: the order must be an integer from 0 to 20000 (freeprob.law.MAX_ORDER);
+        got -1``.
+    """
+    return check_int(k, who, "the order", minimum=0, maximum=MAX_ORDER, limit="freeprob.law.MAX_ORDER")
+
+
+def check_dps(dps, who: str):
+    """Validate ``dps``: ``None`` (exact) or an integer with ``1 <= dps <= MAX_DPS``.
+
+    Raises
+    ------
+    FreeprobValueError
+        ``<who>: dps (decimal digits; None for exact) must be an integer from 1 to 50000
+        (freeprob.law.MAX_DPS); got 0``.
+    """
+    if dps is None:
+        return None
+    return check_int(dps, who, "dps (decimal digits; None for exact)", minimum=1, maximum=MAX_DPS,
+                     limit="freeprob.law.MAX_DPS")
 
 
 _RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")

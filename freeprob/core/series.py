@@ -33,6 +33,7 @@ import mpmath
 import sympy as sp
 
 from freeprob.core.coefficients import QQ, CoefficientRing, MPRing, SymbolicRing, _sympify
+from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError, SeriesValuationError
 
 __all__ = ["TruncatedSeries"]
@@ -69,15 +70,9 @@ MAX_SERIES_ORDER = 1_000_000
 
 
 def _check_order(order, who="TruncatedSeries"):
-    if isinstance(order, bool) or not isinstance(order, numbers.Integral):
-        raise FreeprobValueError(f"{who}: order must be a non-negative integer; got {order!r}")
-    if order < 0:
-        raise FreeprobValueError(f"{who}: order must be a non-negative integer; got {order}")
-    if order > MAX_SERIES_ORDER:
-        raise FreeprobValueError(
-            f"{who}: order {order} is above freeprob.series.MAX_SERIES_ORDER = {MAX_SERIES_ORDER}"
-        )
-    return int(order)
+    """``order`` as an int in ``[0, MAX_SERIES_ORDER]`` (:func:`freeprob._checks.check_int`)."""
+    return check_int(order, who, "order", minimum=0, maximum=MAX_SERIES_ORDER,
+                     limit="freeprob.series.MAX_SERIES_ORDER")
 
 
 class TruncatedSeries:
@@ -269,8 +264,7 @@ class TruncatedSeries:
         return self.inverse() * other
 
     def __pow__(self, k):
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise FreeprobValueError(f"TruncatedSeries: power must be an integer; got {k!r}")
+        k = check_int(k, "TruncatedSeries", "power")
         if k < 0:
             return self.inverse() ** (-k)
         result = TruncatedSeries._raw([self.ring.one], self.order, self.ring, self.var)
@@ -285,8 +279,7 @@ class TruncatedSeries:
 
     def shift(self, k):
         """Multiply by ``x**k`` (``k`` may be negative if the low coefficients vanish)."""
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise FreeprobValueError(f"shift: k must be an integer; got {k!r}")
+        k = check_int(k, "shift", "k")
         if k >= 0:
             return TruncatedSeries._raw([self.ring.zero] * k + self._c, self.order + k,
                                         self.ring, self.var)

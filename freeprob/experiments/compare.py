@@ -34,7 +34,9 @@ import math
 import numpy as np
 from scipy import interpolate, stats
 
+from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError, PrecisionError
+from freeprob.sampler.arrays import real_array
 from freeprob.sampler.spectra import empirical_moments
 
 __all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_moment_errors",
@@ -48,12 +50,7 @@ ATOM_RTOL = 1e-9
 
 
 def _spectrum(values, what="eigenvalues"):
-    a = np.asarray(values, dtype=float)
-    if a.ndim != 1 or a.size == 0:
-        raise FreeprobValueError(f"{what} must be a non-empty 1-d array; got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise FreeprobValueError(f"{what} contain NaN or infinite values")
-    return np.sort(a)
+    return np.sort(real_array(values, what, ndim=1))
 
 
 def snap_to_atoms(eigenvalues, locations=(0.0,)):
@@ -100,13 +97,8 @@ def snap_to_atoms(eigenvalues, locations=(0.0,)):
     >>> snap_to_atoms([-2e-16, 0.0, 3e-15, 0.25, 1.0]).tolist()
     [0.0, 0.0, 0.0, 0.25, 1.0]
     """
-    lam = np.array(eigenvalues, dtype=float)
-    if lam.ndim != 1 or lam.size == 0 or not np.all(np.isfinite(lam)):
-        raise FreeprobValueError(f"snap_to_atoms: eigenvalues must be a non-empty finite 1-d array; got "
-                                 f"shape {lam.shape}" + ("" if np.all(np.isfinite(lam)) else " with NaN/inf"))
-    locs = np.asarray(locations, dtype=float).ravel()
-    if not np.all(np.isfinite(locs)):
-        raise FreeprobValueError(f"snap_to_atoms: atom locations must be finite; got {locs.tolist()}")
+    lam = real_array(eigenvalues, "snap_to_atoms: eigenvalues", ndim=1, copy=True)
+    locs = real_array(locations, "snap_to_atoms: atom locations", nonempty=False).ravel()
     tol = ATOM_RTOL * float(np.max(np.abs(lam)))
     for a in locs:
         lam[np.abs(lam - a) <= tol] = a + 0.0       # + 0.0: −0.0 becomes +0.0
@@ -190,14 +182,9 @@ class TabulatedLaw:
         from freeprob.laws.law import Law
         if not isinstance(law, Law):
             raise FreeprobValueError(f"TabulatedLaw.from_law: expected a freeprob Law; got {type(law).__name__}")
-        if isinstance(points, bool) or not isinstance(points, int) or points < 50:
-            raise FreeprobValueError(f"TabulatedLaw.from_law: points must be an integer ≥ 50; got {points!r}")
-        if isinstance(moments, bool) or not isinstance(moments, int) or moments < 1:
-            raise FreeprobValueError(f"TabulatedLaw.from_law: moments must be an integer ≥ 1; got {moments!r}")
-        if law.free_symbols:
-            raise FreeprobValueError(
-                f"TabulatedLaw.from_law: the law has free symbols {sorted(map(str, law.free_symbols))}; "
-                "substitute numbers first")
+        points = check_int(points, "TabulatedLaw.from_law", "points", minimum=50)
+        moments = check_int(moments, "TabulatedLaw.from_law", "moments", minimum=1)
+        law.check_numeric("TabulatedLaw.from_law", "tabulating")
         support = [(float(a), float(b)) for a, b in law.support(dps=15)]
         for a, b in support:
             if not (math.isfinite(a) and math.isfinite(b)):

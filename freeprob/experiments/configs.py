@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from freeprob._checks import check_int, describe_int
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler.spectra import Dimensions
 
@@ -94,10 +95,7 @@ class ModelConfig:
 
     def __post_init__(self):
         for key in ("d", "context"):       # they fix the nominal n; the layer checks the rest
-            v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise FreeprobValueError(
-                    f"ModelConfig {self.name!r}: `{key}` must be a positive integer; got {v!r}")
+            check_int(getattr(self, key), f"ModelConfig {self.name!r}", f"`{key}`", minimum=1)
         n = min(self.d, self.context, _MAX_NOMINAL_N)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "layer", self._layer(n=n, d_k=self.d_head, d_v=self.d_head, d_o=self.d,
@@ -176,8 +174,8 @@ class ModelConfig:
         nom = self.n
         if n is None:
             n = nom
-        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-            raise FreeprobValueError(f"{self.name}: the token count n must be an integer ≥ 2; got {n!r}"
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:    # the message adds the nominal n
+            raise FreeprobValueError(f"{self.name}: the token count n must be {describe_int(2)}; got {n!r}"
                                      + (" (the nominal n = min(d, context, 2048))" if n == self.n else ""))
         if widths == "real":
             if n > self.d:

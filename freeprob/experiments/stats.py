@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from freeprob._checks import check_real
 from freeprob.errors import FreeprobValueError
+from freeprob.sampler.arrays import real_array
 
 __all__ = ["mean_interval", "finite_mean_interval", "MeanInterval"]
 
@@ -69,15 +71,11 @@ def mean_interval(values, level=0.95):
     Source: the t-interval for a normal mean (any statistics text; scipy.stats.t).
     """
     who = "mean_interval"
-    try:
-        v = np.asarray(values, dtype=float)
-        lv = float(level)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: values must be real numbers; got {values!r}") from None
-    if v.ndim != 1:
-        raise FreeprobValueError(f"{who}: values must be a 1-d sequence; got shape {v.shape}")
-    if v.size == 0 or not np.all(np.isfinite(v)) or not np.isfinite(v.mean()):
-        raise FreeprobValueError(f"{who}: need at least one value, all finite; got {v.tolist()!r}")
+    v = real_array(values, f"{who}: values", ndim=1, layout="(at least one value)")
+    if not np.isfinite(v.mean()):
+        raise FreeprobValueError(f"{who}: the mean of the values is not finite (float64 overflow); "
+                                 f"got {v.tolist()!r}")
+    lv = check_real(level, who, "level")
     if not 0 < lv < 1:
         raise FreeprobValueError(f"{who}: level must lie in (0, 1); got {level!r}")
     m = float(v.mean())

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from freeprob._text import text_table
+
 __all__ = ["format_table", "DEFINITIONS", "PAPER_RANGE", "GE_REGIME_BETA"]
 
 #: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
@@ -51,10 +53,8 @@ def _num(m):
 
 
 def _table(header, body):
-    widths = [max(len(str(r[i])) for r in body + [header]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w)  # noqa: E731
-                              for i, (c, w) in enumerate(zip(r, widths)))
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in body])
+    """Two left-aligned label columns, then right-aligned numbers, under a rule."""
+    return text_table(header, body, align="llr", rule=True, strip=False)
 
 
 def format_table(result) -> str:

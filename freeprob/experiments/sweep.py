@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from freeprob._extras import require
 from freeprob.experiments import store as _store  # noqa: F401 (fixes the code identity at import, on workers too)
+from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
@@ -91,8 +92,7 @@ def check_workers(workers, who="workers"):
 
     Raises :class:`FreeprobValueError` (naming ``who`` and the allowed range) otherwise.
     Source: this project's sweep design (README, "Sweeps")."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise FreeprobValueError(f"{who} must be an integer ≥ 1; got {workers!r}")
+    workers = check_int(workers, None, who, minimum=1)
     top = max_local_workers()
     if workers > top:
         raise FreeprobValueError(f"{who} = {workers} is more than this machine's {os.cpu_count()} cores can "
@@ -139,8 +139,7 @@ def cell_seed(sweep_seed, key) -> list:
     >>> cell_seed(2026, "gpt2-small/n512/beta1/seed0")[:2]
     [2026, 907597370]
     """
-    if isinstance(sweep_seed, bool) or not isinstance(sweep_seed, int) or sweep_seed < 0:
-        raise FreeprobValueError(f"the sweep seed must be an integer ≥ 0; got {sweep_seed!r}")
+    sweep_seed = check_int(sweep_seed, None, "the sweep seed", minimum=0)
     h = hashlib.sha256(str(key).encode()).digest()
     return [sweep_seed] + [int.from_bytes(h[4 * i:4 * i + 4], "little") for i in range(4)]
 

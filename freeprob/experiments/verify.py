@@ -25,7 +25,6 @@ import csv
 import hashlib
 import json
 import os
-import re
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,7 @@ import numpy as np
 from freeprob.experiments.compare import TabulatedLaw, law_distances, relative_moment_errors, snap_to_atoms, two_sample_distances
 from freeprob.experiments.configs import DEFAULT_CONFIGS, Cell, config_identity, model_config, parse_scheme
 from freeprob.core.params import check_unique
+from freeprob._checks import check_choice, check_int, parse_beta
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.stats import finite_mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
@@ -76,23 +76,11 @@ _FORMAT = 3          # bump when a stored cell would mean something else (3: zer
 
 
 def _parse_beta(beta):
-    if isinstance(beta, bool):
-        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}]; got {beta!r}")
-    exponent = re.search(r"[eE][+-]?0*(\d+)", str(beta))
-    if not isinstance(beta, Fraction) and exponent and len(exponent.group(1)) > 4:
-        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); "
-                                 f"got {str(beta)[:40]!r} with a decimal exponent of more than 4 digits")
-    try:                  # (Fraction('1e999999999') would build a billion-digit integer first)
-        b = Fraction(str(beta).strip()) if not isinstance(beta, Fraction) else beta
-    except (ValueError, ZeroDivisionError):
-        raise FreeprobValueError(f"beta must be a number in [{MIN_BETA}, {MAX_BETA}] (e.g. 1, 0.5 or 1/2); "
-                                 f"got {beta!r}") from None
-    if not MIN_BETA <= b <= MAX_BETA:
-        raise FreeprobValueError(
-            f"beta must satisfy {MIN_BETA} ≤ β ≤ {MAX_BETA} (0 < β ≤ {MAX_BETA} in principle); got {beta!r} "
-            f"(as β → 0 the centred attention vanishes like β², and below {MIN_BETA} θ1 = e^(β²) − 1 is too "
-            f"small for the exact laws' numerics; above {MAX_BETA} too large; the paper's check is at β = 1)")
-    return b
+    """``β`` as an exact Fraction in ``[MIN_BETA, MAX_BETA]`` (:func:`freeprob._checks.parse_beta`)."""
+    return parse_beta(beta, None, minimum=MIN_BETA, maximum=MAX_BETA, why=(
+        f" (0 < β ≤ {MAX_BETA} in principle; as β → 0 the centred attention vanishes like β², and "
+        f"below {MIN_BETA} θ1 = e^(β²) − 1 is too small for the exact laws' numerics; above {MAX_BETA} "
+        "too large; the paper's check is at β = 1)"))
 
 
 @dataclass(frozen=True)
@@ -182,9 +170,7 @@ class VerifySettings:
         if not self.configs:
             raise FreeprobValueError("configs: give at least one configuration")
         for key, minimum in (("max_n", 2), ("seeds", 1), ("points", 50)):
-            v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-                raise FreeprobValueError(f"{key} must be an integer ≥ {minimum}; got {v!r}")
+            set_(key, check_int(getattr(self, key), None, key, minimum=minimum))
         sizes = None
         if self.n is not None:
             raw = self.n
@@ -200,13 +186,10 @@ class VerifySettings:
             check_unique(sizes, "n")
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
-        if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int) or self.base_seed < 0:
-            raise FreeprobValueError(f"base_seed must be an integer ≥ 0; got {self.base_seed!r}")
+        set_("base_seed", check_int(self.base_seed, None, "base_seed", minimum=0))
         if not isinstance(self.coupled, bool) or not isinstance(self.refinements, bool):
             raise FreeprobValueError("coupled and refinements must be True or False")
-        if self.weights not in ("gaussian", "rademacher", "orthogonal"):
-            raise FreeprobValueError(
-                f"weights must be 'gaussian', 'rademacher' or 'orthogonal'; got {self.weights!r}")
+        check_choice(self.weights, ("gaussian", "rademacher", "orthogonal"), None, "weights")
         if self.refinements and not self.coupled:
             raise FreeprobValueError("refinements compare GE variants on one draw: they need coupled=True")
         if self.widths not in ("scaled", "real"):

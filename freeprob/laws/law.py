@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import numbers
+import sys
+import types
 from functools import cached_property
 
 import flint
@@ -45,7 +46,8 @@ import sympy as sp
 
 from freeprob.core import cumulants as _cum
 from freeprob.core.coefficients import QQ, BallRing, MPRing, exact_ring_for
-from freeprob.core.params import as_exact, sign
+from freeprob.core import params as _params
+from freeprob.core.params import as_exact, check_dps, check_order, sign  # noqa: F401 (re-exported)
 from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
@@ -89,39 +91,23 @@ def _hook(name: str):
 GUARD_BITS = 32
 #: the ball computation gives up (PrecisionError) above this many bits
 MAX_PREC_BITS = 1 << 18
-#: largest order accepted by the sequence and series methods (raise it if you need more)
-MAX_ORDER = 20_000
-#: largest number of digits accepted by ``dps=``
-MAX_DPS = 50_000
 
 
-def check_order(k, who: str) -> int:
-    """Validate an order ``k``: an integer with ``0 <= k <= MAX_ORDER`` (bool rejected)."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k!r}")
-    if k < 0:
-        raise FreeprobValueError(f"{who}: the order must be a non-negative integer; got {k}")
-    if k > MAX_ORDER:
-        raise FreeprobValueError(
-            f"{who}: order {k} is above the limit freeprob.law.MAX_ORDER = {MAX_ORDER}; "
-            "raise that limit explicitly if you really need it"
-        )
-    return int(k)
+# ``check_order``, ``check_dps`` and the limits ``MAX_ORDER``, ``MAX_DPS`` live in
+# :mod:`freeprob.core.params` (one home); ``freeprob.law.MAX_ORDER`` and ``MAX_DPS`` stay the
+# public names: reading or setting them here reads or sets the constants there.
+def _limit(name):
+    return property(lambda module: getattr(_params, name),
+                    lambda module, value: setattr(_params, name, value),
+                    doc=f"freeprob.core.params.{name} (read and set there)")
 
 
-def check_dps(dps, who: str):
-    """Validate ``dps``: ``None`` (exact) or an integer with ``1 <= dps <= MAX_DPS``."""
-    if dps is None:
-        return None
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
-        raise FreeprobValueError(
-            f"{who}: dps must be None (exact) or an integer >= 1 (decimal digits); got {dps!r}"
-        )
-    if dps > MAX_DPS:
-        raise FreeprobValueError(
-            f"{who}: dps = {dps} is above the limit freeprob.law.MAX_DPS = {MAX_DPS}"
-        )
-    return int(dps)
+class _LawModule(types.ModuleType):
+    MAX_ORDER = _limit("MAX_ORDER")
+    MAX_DPS = _limit("MAX_DPS")
+
+
+sys.modules[__name__].__class__ = _LawModule
 
 
 def _ball_to_mpf(x):
@@ -341,12 +327,7 @@ class Law:
         if dps is None:
             vals = fn(ring)
             return tuple(ring.to_sympy(v) for v in vals)
-        if self.free_symbols:
-            names = ", ".join(sorted(map(str, self.free_symbols)))
-            raise FreeprobValueError(
-                f"{who}: the law has free symbols ({names}); numeric evaluation (dps=) needs "
-                f"numbers: use law.subs({{...}}) first"
-            )
+        self.check_numeric(who, "numeric evaluation (dps=)")
         if ring == QQ:
             vals = fn(ring)
             with mpmath.workdps(dps):
@@ -546,13 +527,24 @@ class Law:
         return hit
 
     # -- numeric evaluation through the Cauchy equation ---------------------------------
-    def _evaluator(self, who):
+    def check_numeric(self, who, needs="numeric evaluation"):
+        """Refuse a law with free symbols where numbers are needed (the one check).
+
+        Raises
+        ------
+        FreeprobValueError
+            ``<who>: the law has free symbols (s, t); <needs> needs numbers: use
+            law.subs({...}) first``.
+        """
         if self.free_symbols:
             names = ", ".join(sorted(map(str, self.free_symbols)))
             raise FreeprobValueError(
-                f"{who}: the law has free symbols ({names}); numeric evaluation needs numbers: "
+                f"{who}: the law has free symbols ({names}); {needs} needs numbers: "
                 "use law.subs({...}) first"
             )
+
+    def _evaluator(self, who):
+        self.check_numeric(who)
         hit = self._cache.get("evaluator")
         if hit is None:
             hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())

@@ -7,14 +7,15 @@ them from there).  numpy/stdlib only, like the whole sampler layer; the layer cl
 from __future__ import annotations
 
 import math
-import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from freeprob.attention.architecture import SCHEMES, Architecture, Dimensions  # noqa: F401
+from freeprob._checks import check_beta, check_choice, check_int
 from freeprob.errors import FreeprobValueError
+from freeprob.sampler.arrays import real_array
 
 MODELS = ("softmax", "ge", "ge2")
 OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out", "out_full")
@@ -26,25 +27,20 @@ INPUTS = ("qkv", "explicit")
 
 # --------------------------------------------------------------------------- validation
 
+# (the checks of freeprob._checks, worded "`name` of `owner`" as the sampler's messages are)
+
 def _positive_int(value, owner, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise FreeprobValueError(f"`{name}` of `{owner}` must be a positive integer; got {value!r}")
-    return int(value)
+    return check_int(value, None, f"`{name}` of `{owner}`", minimum=1)
 
 
 def _choice(value, allowed, owner, name):
-    if not isinstance(value, str) or value not in allowed:
-        raise FreeprobValueError(f"`{name}` of `{owner}` must be one of {allowed}; got {value!r}")
-    return value
+    return check_choice(value, allowed, None, f"`{name}` of `{owner}`")
 
 
 def _beta(beta, owner):
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
-        raise FreeprobValueError(f"`beta` of `{owner}` must be a real number; got {beta!r}")
-    beta = float(beta)
-    if not math.isfinite(beta) or beta < 0:
-        raise FreeprobValueError(f"`beta` of `{owner}` must be finite and >= 0; got {beta!r}")
-    return beta
+    if isinstance(beta, str):                 # the sampler takes numbers, not text
+        raise FreeprobValueError(f"`beta` of `{owner}` must be a finite real number ≥ 0; got {beta!r}")
+    return check_beta(beta, None, f"`beta` of `{owner}`")
 
 
 def _rng(rng, owner):
@@ -181,11 +177,7 @@ class Weights:
         shapes = {"q": (dm.heads, dm.n, dm.d_k), "k": (dm.heads, dm.n, dm.d_k),
                   "v": (dm.heads, dm.n, dm.d_v), "w_o": (dm.heads * dm.d_v, dm.d_o)}
         for name, shape in shapes.items():
-            arr = np.asarray(getattr(self, name), dtype=np.float64)
-            if arr.shape != shape:
-                raise FreeprobValueError(f"`{name}` of `Weights` must have shape {shape}; got {arr.shape}")
-            if not np.all(np.isfinite(arr)):
-                raise FreeprobValueError(f"`{name}` of `Weights` has non-finite entries")
+            arr = real_array(getattr(self, name), f"`{name}` of `Weights`", shape=shape, nonempty=False)
             object.__setattr__(self, name, arr)
 
     @classmethod
@@ -456,14 +448,14 @@ def softmax_attention(q, k, beta):
     (True, True)
     """
     beta = _beta(beta, "softmax_attention")
-    q = np.asarray(q, dtype=np.float64)
-    k = np.asarray(k, dtype=np.float64)
+    q = real_array(q, "`q` of `softmax_attention`", nonempty=False, finite=False)
+    k = real_array(k, "`k` of `softmax_attention`", nonempty=False, finite=False)
     if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1]:
         raise FreeprobValueError(
             "`q`, `k` of `softmax_attention` must be (..., n, d_k) and (..., m, d_k); "
             f"got {q.shape}, {k.shape}")
-    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(k))):
-        raise FreeprobValueError("`q`, `k` of `softmax_attention` must be finite")
+    real_array(q, "`q` of `softmax_attention`", nonempty=False)          # finite entries
+    real_array(k, "`k` of `softmax_attention`", nonempty=False)
     s = np.matmul(q, np.swapaxes(k, -1, -2))
     s *= beta / math.sqrt(q.shape[-1])
     s -= s.max(axis=-1, keepdims=True)
@@ -494,7 +486,7 @@ def key_norm_mean(k, beta):
         ``beta`` invalid; ``k`` of dimension < 2.
     """
     beta = _beta(beta, "key_norm_mean")
-    k = np.asarray(k, dtype=np.float64)
+    k = real_array(k, "`k` of `key_norm_mean`", nonempty=False, finite=False)
     if k.ndim < 2:
         raise FreeprobValueError(f"`k` of `key_norm_mean` must be (..., n, d_k); got shape {k.shape}")
     log_d = 0.5 * beta * beta * (np.einsum("...bj,...bj->...b", k, k) / k.shape[-1] - 1.0)

@@ -21,23 +21,15 @@ import math
 
 import numpy as np
 
+from freeprob._checks import check_real
 from freeprob.errors import FreeprobValueError
+from freeprob.sampler.arrays import real_array
 
 __all__ = ["measured_loss_curve", "measured_ridge_error", "measured_effective_dof"]
 
 
 def _features(f, who):
-    try:
-        raw = np.asarray(f)
-        a = None if np.iscomplexobj(raw) else np.asarray(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: features must be a real 2-d array (n × d_O)") from None
-    if a is None:
-        raise FreeprobValueError(f"{who}: features must be real; got a complex array")
-    if a.ndim != 2 or a.size == 0:
-        raise FreeprobValueError(f"{who}: features must be a non-empty 2-d array (n × d_O); got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise FreeprobValueError(f"{who}: features contain NaN or infinite entries")
+    a = real_array(f, f"{who}: features", ndim=2, layout="(n × d_O)")
     # Gram entries must stay finite in float64 (|F|² ≤ 1e300)
     if float(np.max(np.abs(a))) > math.sqrt(1e300 / max(a.shape)):
         raise FreeprobValueError(f"{who}: features are too large for a float64 Gram matrix "
@@ -46,13 +38,7 @@ def _features(f, who):
 
 
 def _positive(v, who, name, allow_zero=False):
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: `{name}` must be a real number; got {v!r}") from None
-    if not np.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise FreeprobValueError(f"{who}: `{name}` must be {'≥ 0' if allow_zero else '> 0'} and finite; got {v!r}")
-    return x
+    return check_real(v, who, f"`{name}`", minimum=0, strict=not allow_zero)
 
 
 def measured_loss_curve(features, target, t, *, orthogonality_tol=1e-8):
@@ -82,10 +68,7 @@ def measured_loss_curve(features, target, t, *, orthogonality_tol=1e-8):
     """
     who = "measured_loss_curve"
     f = _features(features, who)
-    y = np.asarray(target, dtype=float)
-    if y.shape != (f.shape[0],) or not np.all(np.isfinite(y)):
-        raise FreeprobValueError(f"{who}: target must be a finite vector of length n = {f.shape[0]}; "
-                                 f"got shape {y.shape}")
+    y = real_array(target, f"{who}: target (a vector of length n = {f.shape[0]})", shape=(f.shape[0],))
     ny = np.linalg.norm(y)
     if ny == 0:
         raise FreeprobValueError(f"{who}: target must be non-zero")
@@ -94,10 +77,7 @@ def measured_loss_curve(features, target, t, *, orthogonality_tol=1e-8):
         raise FreeprobValueError(
             f"{who}: target is not orthogonal to the all-ones vector (|1ᵀy|/(√n|y|) = {cos:.3g}); the laws "
             "predict the loss of centred targets: use y − y.mean()")
-    try:
-        ts = np.asarray(t, dtype=float)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: times must be real numbers ≥ 0; got {t!r}") from None
+    ts = real_array(t, f"{who}: times (real numbers ≥ 0)", nonempty=False, finite=False)
     if ts.ndim > 1 or not np.all(np.isfinite(ts)) or np.any(ts < 0):
         raise FreeprobValueError(f"{who}: times must be finite and ≥ 0; got {t!r}")
     lam, u = np.linalg.eigh(f @ f.T)

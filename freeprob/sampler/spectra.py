@@ -108,6 +108,7 @@ from freeprob.sampler.model import (
     softmax_attention,
 )
 from freeprob.errors import FreeprobValueError
+from freeprob.sampler.arrays import real_array
 
 __all__ = [
     "SCHEMES", "MODELS", "OBJECTS", "WEIGHT_KINDS",
@@ -473,12 +474,7 @@ def spectra(dims, beta, *, rng, models=("softmax", "ge"), objects=("out",), coup
 # --------------------------------------------------------------------------- spectra
 
 def _as_matrix(matrix, owner):
-    a = np.asarray(matrix, dtype=np.float64)
-    if a.ndim != 2 or 0 in a.shape:
-        raise FreeprobValueError(f"`matrix` of `{owner}` must be a non-empty 2-d array; got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise FreeprobValueError(f"`matrix` of `{owner}` has non-finite entries")
-    return a
+    return real_array(matrix, f"`matrix` of `{owner}`", ndim=2)
 
 
 def _small_gram(a):
@@ -626,9 +622,7 @@ def empirical_moments(eigenvalues, order):
     array([1.        , 1.66666667])
     """
     order = _positive_int(order, "empirical_moments", "order")
-    ev = np.asarray(eigenvalues, dtype=np.float64)
-    if ev.ndim != 1 or ev.size == 0 or not np.all(np.isfinite(ev)):
-        raise FreeprobValueError("`eigenvalues` of `empirical_moments` must be a non-empty finite 1-d array")
+    ev = real_array(eigenvalues, "`eigenvalues` of `empirical_moments`", ndim=1)
     return np.array([np.mean(ev**j) for j in range(1, order + 1)])
 
 
@@ -648,10 +642,8 @@ def relative_w1(a, b):
     >>> relative_w1([1.0, 2.0], [1.0, 3.0])
     0.25
     """
-    a = np.sort(np.asarray(a, dtype=np.float64).ravel())
-    b = np.sort(np.asarray(b, dtype=np.float64).ravel())
-    if a.size == 0 or b.size == 0 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise FreeprobValueError("`a`, `b` of `relative_w1` must be non-empty finite samples")
+    a = np.sort(real_array(a, "`a` of `relative_w1`").ravel())
+    b = np.sort(real_array(b, "`b` of `relative_w1`").ravel())
     mb = float(b.mean())
     if mb <= 0:
         raise FreeprobValueError(f"`b` of `relative_w1` must have a positive mean; got {mb}")

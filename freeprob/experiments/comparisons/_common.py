@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from freeprob.attention.laws import Architecture, mean_normalized, output_law
+from freeprob._checks import check_int
+from freeprob._text import text_table
 from freeprob.errors import FreeprobValueError
 from freeprob.attention.readout import ridge_error
 from freeprob.experiments.stats import MeanInterval
@@ -149,11 +151,17 @@ def projection_parameters(dims: Dimensions, d=None):
     return d * h * dims.d_k + keys + values + h * dims.d_v * dims.d_o
 
 
-def check_size(name, value, *, minimum=1):
-    """An integer ``≥ minimum`` or ``FreeprobValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise FreeprobValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}")
-    return int(value)
+def check_size(name, value, *, minimum=1, multiple_of=None, why="", who=None):
+    """An integer ``≥ minimum`` (and a multiple of ``multiple_of`` if given, ``why`` saying
+    why) as an ``int``, or ``FreeprobValueError`` naming ``name`` (and ``who``): "`n` must
+    be an integer ≥ 128; got 7", "`n` must be a multiple of 64 (d_K = d_V = n/64); got
+    129" (:func:`freeprob._checks.check_int`)."""
+    value = check_int(value, who, f"`{name}`", minimum=minimum)
+    if multiple_of is not None and value % multiple_of:
+        where = f"{who}: `{name}`" if who else f"`{name}`"
+        raise FreeprobValueError(f"{where} must be a multiple of {multiple_of}{f' ({why})' if why else ''}; "
+                                 f"got {value}")
+    return value
 
 
 # ------------------------------------------------------------------ sweeps of measurements
@@ -541,11 +549,8 @@ class Comparison:
     def table(self) -> str:
         """The printed report: setup, table, ours next to the paper, notes."""
         body = [[_cell(v) for v in r] for r in self.rows]
-        widths = [max(len(str(c)), *(len(r[i]) for r in body)) if body else len(str(c))
-                  for i, c in enumerate(self.columns)]
-        line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-        out = [f"== {self.title}", "", *_wrap(self.setup), "", line(self.columns),
-               line(["-" * w for w in widths]), *(line(r) for r in body)]
+        out = [f"== {self.title}", "", *_wrap(self.setup), "",
+               *text_table(self.columns, body, rule=True).split("\n")]
         if self.paper:
             q = max(len(p[0]) for p in self.paper)
             pw = max(len(p[1]) for p in self.paper)

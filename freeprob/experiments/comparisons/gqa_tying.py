@@ -121,10 +121,8 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
     hmax = max(heads)
     if n is None:
         n = QUICK_N if quick else DEFAULT_N
-    n = check_size("n", n, minimum=MIN_HEAD_WIDTH * hmax)
-    if n % hmax:
-        raise FreeprobValueError(f"`n` must be a multiple of {hmax} (total width n split into "
-                                 f"h ≤ {hmax} heads); got {n}")
+    n = check_size("n", n, minimum=MIN_HEAD_WIDTH * hmax, multiple_of=hmax,
+                   why=f"total width n split into h ≤ {hmax} heads")
     if seeds is None:
         seeds = QUICK_SEEDS if quick else DEFAULT_SEEDS
     seeds = check_size("seeds", seeds, minimum=2)

@@ -82,10 +82,8 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Source: paper §5.1 and appendix D.2 (this module's setup).
     """
-    from freeprob.errors import FreeprobValueError
-    n = check_size("n", n if n is not None else (256 if quick else 512), minimum=128)
-    if n % 64:
-        raise FreeprobValueError(f"`n` must be a multiple of 64 (d_K = d_V = n/64); got {n}")
+    n = check_size("n", n if n is not None else (256 if quick else 512), minimum=128, multiple_of=64,
+                   why="d_K = d_V = n/64")
     seeds = check_size("seeds", seeds if seeds is not None else (2 if quick else 4), minimum=2)
     return Plan(n=n, seeds=seeds, groups=tuple((_label(_dims(n, h)), _dims(n, h), seeds) for h in HEADS))
 

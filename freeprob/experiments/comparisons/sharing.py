@@ -87,12 +87,8 @@ PAPER = dict(fixed=41.22, exact=7.80, rounded=7.76, measured_fixed=39.11, measur
 
 
 def _check_n(n):
-    n = check_size("n", n, minimum=HEAD_DIVISOR)
-    if n % HEAD_DIVISOR:
-        raise FreeprobValueError(f"`n` must be a multiple of {HEAD_DIVISOR} "
-                                 f"(per-head width n/{HEAD_DIVISOR}); "
-                                 f"got {n}")
-    return n
+    return check_size("n", n, minimum=HEAD_DIVISOR, multiple_of=HEAD_DIVISOR,
+                      why=f"per-head width n/{HEAD_DIVISOR}")
 
 
 def fixed_dimensions(n, kv_groups=HEADS, width=None):

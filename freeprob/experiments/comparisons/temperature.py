@@ -47,13 +47,13 @@ finite-``n`` fluctuations (small) from the softmax-specific finite-width effects
 from __future__ import annotations
 
 import functools
-import math
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from freeprob.attention.laws import Architecture, mean_normalized, output_law, theta1, theta2
+from freeprob._checks import check_beta
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.attention.readout import ridge_error
 from freeprob.experiments.stats import mean_interval
@@ -147,12 +147,8 @@ def error_kappa_route(n, heads, d_qk, d_v, beta, penalty=RIDGE_PENALTY, noise=RI
 
 
 def _beta(beta, who):
-    try:
-        b = float(beta)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: β must be a real number >= 0; got {beta!r}") from None
-    if not math.isfinite(b) or b < 0:
-        raise FreeprobValueError(f"{who}: β must be a real number >= 0; got {beta!r}")
+    """``β`` checked (:func:`freeprob._checks.check_beta`) and as text (the cache key)."""
+    b = check_beta(beta, who, "β")
     return beta if isinstance(beta, str) else repr(b)
 
 

@@ -105,11 +105,8 @@ def configurations(n, *, quick=False):
 
 
 def _check_n(n):
-    n = check_size("n", n, minimum=64)
-    if n % HEAD_FRACTION:
-        raise FreeprobValueError(f"width-allocation: `n` must be a multiple of {HEAD_FRACTION} (per-head "
-                                 f"width d_h = n/{HEAD_FRACTION}); got {n}")
-    return n
+    return check_size("n", n, minimum=64, multiple_of=HEAD_FRACTION,
+                      why=f"per-head width d_h = n/{HEAD_FRACTION}", who="width-allocation")
 
 
 def _local_maxima(xs, ys):
