@@ -247,7 +247,7 @@ def test_bad_dps(bad):
     A = law(G**2 - z * G + 1)
     for call in (lambda: A.density(0, dps=bad), lambda: A.cauchy(1j, dps=bad),
                  lambda: A.support(dps=bad), lambda: A.cdf(0, dps=bad)):
-        with pytest.raises(FreeprobValueError, match="dps must be an integer >= 1"):
+        with pytest.raises(FreeprobValueError, match="dps.*must be an integer"):
             call()
 
 

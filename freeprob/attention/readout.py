@@ -33,7 +33,8 @@ import math
 import mpmath
 
 from freeprob.errors import FreeprobValueError, PrecisionError
-from freeprob.laws.law import Law, check_dps
+from freeprob.core.params import dps_or_default
+from freeprob.laws.law import Law
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
@@ -44,9 +45,7 @@ def _check_law(law, who):
     if not isinstance(law, Law):
         raise FreeprobValueError(f"{who}: expected a freeprob Law (the token-side law of F Fᵀ); got "
                                  f"{type(law).__name__}")
-    if law.free_symbols:
-        raise FreeprobValueError(f"{who}: the law has free symbols {sorted(map(str, law.free_symbols))}; "
-                                 "substitute numbers first (law.subs({...}))")
+    law.check_numeric(who, "a readout prediction")
 
 
 def _real(value, who, name, *, positive=False, nonnegative=False):
@@ -74,9 +73,7 @@ def _real(value, who, name, *, positive=False, nonnegative=False):
     return v
 
 
-def _dps(dps, who):
-    """``dps`` checked by :func:`freeprob.law.check_dps`; ``None`` means ``mpmath.mp.dps``."""
-    return mpmath.mp.dps if dps is None else check_dps(dps, who)
+_dps = dps_or_default          # the one dps policy (freeprob.core.params)
 
 
 def _mp(v, dps=30):

@@ -68,6 +68,19 @@ def check_dps(dps, who: str):
                      limit="freeprob.law.MAX_DPS")
 
 
+def dps_or_default(dps, who: str) -> int:
+    """``dps`` checked by :func:`check_dps`, or ``mpmath.mp.dps`` for ``None`` (the numeric
+    entry points: ``None`` means the working precision there, not "exact").
+
+    Raises
+    ------
+    FreeprobValueError
+        As :func:`check_dps`.
+    """
+    import mpmath
+    return mpmath.mp.dps if dps is None else check_dps(dps, who)
+
+
 _RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
 _DECIMAL = re.compile(r"[+-]?(\d{1,4000}(\.\d{0,4000})?|\.\d{1,4000})([eE][+-]?\d{1,4})?")
 

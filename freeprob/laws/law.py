@@ -47,7 +47,7 @@ import sympy as sp
 from freeprob.core import cumulants as _cum
 from freeprob.core.coefficients import QQ, BallRing, MPRing, exact_ring_for
 from freeprob.core import params as _params
-from freeprob.core.params import as_exact, check_dps, check_order, sign  # noqa: F401 (re-exported)
+from freeprob.core.params import as_exact, check_dps, check_order, dps_or_default, sign  # noqa: F401 (re-exported)
 from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
@@ -550,9 +550,7 @@ class Law:
             hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())
         return hit
 
-    @staticmethod
-    def _dps(dps, who):
-        return mpmath.mp.dps if dps is None else check_dps(dps, who)
+    _dps = staticmethod(dps_or_default)     # the one dps policy (freeprob.core.params)
 
     @_no_raw_convergence_errors
     def cauchy(self, z, *, dps=None):

@@ -19,7 +19,7 @@ import mpmath
 import sympy as sp
 from mpmath import libmp
 
-from freeprob.core.params import as_exact
+from freeprob.core.params import as_exact, check_dps
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.core.symbols import G as _G
 
@@ -44,9 +44,11 @@ def _bits(dps):
 
 
 def _check_dps(dps, who):
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
-        raise FreeprobValueError(f"AlgebraicCauchy.{who}: dps must be an integer >= 1; got {dps!r}")
-    return int(dps)
+    """``dps`` of the numeric entry points: an integer from 1 to ``MAX_DPS``
+    (:func:`freeprob.core.params.check_dps`, the one check)."""
+    if dps is None:
+        raise FreeprobValueError(f"AlgebraicCauchy.{who}: dps must be an integer >= 1; got None")
+    return check_dps(dps, f"AlgebraicCauchy.{who}")
 
 
 # ---------------------------------------------------------------------------------------
