@@ -22,7 +22,7 @@ from freeprob import _compat
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
 ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli", "shims")
-BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "freeprob._files",
+BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "freeprob._files", "freeprob._signals",
         "freeprob.references", "freeprob._checks", "freeprob._text"}
 MAX_LINES = 800
 #: what the sampler may import besides itself: the errors, the argument checks and the one

@@ -16,16 +16,14 @@ initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
-import threading
 
 import sympy as sp
 
 from freeprob.laws import families as fam
 from freeprob.laws import operations as ops
+from freeprob._signals import interruption, sigterm_as_interrupt
 from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
 from freeprob.cli.law_commands import (
     LAW_COMMANDS,
@@ -507,34 +505,8 @@ def main(argv=None) -> int:
     (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
     finished cells kept, the store closed, a cluster shut down; exit status 143
     (:func:`freeprob.sweep.sigterm_as_interrupt`)."""
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         return _main(argv)
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """:func:`freeprob.experiments.sweep.sigterm_as_interrupt`, which imports that module (and
-    the result store) only when a SIGTERM arrives, so that the law commands never load the
-    experiments layer: within the block SIGTERM raises
-    :class:`freeprob.experiments.sweep.Terminated` in the main thread (once: a second SIGTERM
-    during the clean-up is ignored); the previous handler is restored after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        try:
-            from freeprob.experiments.sweep import Terminated
-        except ImportError:          # the signal came while that module was being imported
-            raise KeyboardInterrupt() from None
-        raise Terminated()
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def _main(argv):
@@ -558,7 +530,6 @@ def _main(argv):
         sys.stdout.flush()           # a reader that went away is seen here, not in the flush at exit
         return status
     except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
-        from freeprob.experiments.sweep import interruption
         word, status = interruption(exc)
         if args.command != "readout":      # readout_command names the comparison and its store itself
             print(f"freeprob: {word}" + ("; finished cells are kept and a rerun resumes"

@@ -270,37 +270,9 @@ def _sigint_ignored():
         signal.signal(signal.SIGINT, old)
 
 
-class Terminated(KeyboardInterrupt):
-    """Raised in the main thread by :func:`sigterm_as_interrupt` on SIGTERM (``timeout``,
-    SLURM, ``docker stop``, ``kill``): a :class:`KeyboardInterrupt`, so that a run stops
-    exactly as on Ctrl-C (finished cells kept, the store closed with its WAL merged, the
-    cluster closed quietly); exit status 143 (= 128 + 15)."""
-
-
-def interruption(exc):
-    """``(word, exit status)`` of an interrupt: ``("terminated (SIGTERM)", 143)`` for
-    :class:`Terminated`, ``("interrupted", 130)`` for Ctrl-C.  Source: this module."""
-    return ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt():
-    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (once: a
-    second SIGTERM during the clean-up is ignored); the previous handler is restored after.
-    No-op off the main thread.  Source: this project's design (README, "Sweeps")."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated()
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+# Terminated, interruption, sigterm_as_interrupt: the one SIGTERM handler (freeprob._signals),
+# re-exported here where they were
+from freeprob._signals import Terminated, interruption, sigterm_as_interrupt  # noqa: E402,F401
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
