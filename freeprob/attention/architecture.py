@@ -19,13 +19,12 @@ sympy is imported only, inside functions, for symbolic values and for ``θ1``, `
 """
 from __future__ import annotations
 
-import math
 import numbers
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
+from freeprob._checks import as_fraction
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["Architecture", "Dimensions", "SCHEMES"]
@@ -34,37 +33,8 @@ __all__ = ["Architecture", "Dimensions", "SCHEMES"]
 SCHEMES = ("independent", "gqa", "shared_keys", "tied")
 
 _SIZES = ("n", "d_k", "d_v", "d_o")
-_DECIMAL = re.compile(r"[+-]?(\d{1,4000}(\.\d{0,4000})?|\.\d{1,4000})([eE][+-]?\d{1,4})?")
-_RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
-
-
-def _is_sympy(value):
-    return type(value).__module__.split(".")[0] == "sympy"
-
-
-def _plain(value):
-    """``int``/``Fraction`` for an exact rational given without sympy, else ``None``."""
-    if isinstance(value, bool) or _is_sympy(value):
-        return None
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, numbers.Real):       # floats: the decimal they print as (as_exact)
-        if not math.isfinite(float(value)):
-            return None
-        text = str(value)
-        if _DECIMAL.fullmatch(text) and float(type(value)(text)) == float(value):
-            return Fraction(text)
-        return Fraction(repr(float(value)))
-    if isinstance(value, str):
-        text = value.strip()
-        if _RATIONAL.fullmatch(text) or _DECIMAL.fullmatch(text):
-            try:
-                return Fraction(text)
-            except (ValueError, ZeroDivisionError):
-                return None
-    return None
+# ``int``/``Fraction`` for an exact rational given without sympy, else ``None`` (the one rule)
+_plain = as_fraction
 
 
 def exact(value, owner, name):
