@@ -71,7 +71,7 @@ __all__ = [
 
 
 @contextlib.contextmanager
-def flint_context(cap: int, prec: int | None = None):
+def flint_precision(cap: int, prec: int | None = None):
     """Temporarily set python-flint's series length cap (and working precision).
 
     python-flint truncates every series operation at the global ``ctx.cap``; we set
@@ -249,29 +249,29 @@ class RationalRing(CoefficientRing):
         return [flint.fmpq(x) for x in c[:n]] + [self.zero] * (n - len(c))
 
     def mul(self, a, b, n):
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(a, n) * self._series(b, n), n)
 
     def inv(self, a, n):
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(a, n).inv(), n)
 
     def compose(self, f, g, n):
         if all(v == 0 for v in g[:n]):
             return ([f[0]] if f else [self.zero])[:n] + [self.zero] * (n - 1)
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(f, n)(self._series(g, n)), n)
 
     def reversion(self, f, n):
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(f, n).reversion(), n)
 
     def log(self, a, n):
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(a, n).log(), n)
 
     def exp(self, a, n):
-        with flint_context(n):
+        with flint_precision(n):
             return self._list(self._series(a, n).exp(), n)
 
 
@@ -436,7 +436,7 @@ class BallRing(CoefficientRing):
 
     def __init__(self, prec: int):
         self.prec = int(prec)
-        with flint_context(1, self.prec):
+        with flint_precision(1, self.prec):
             self.zero = flint.arb(0)
             self.one = flint.arb(1)
 
@@ -448,7 +448,7 @@ class BallRing(CoefficientRing):
         return f"BallRing(prec={self.prec})"
 
     def convert(self, value):
-        with flint_context(1, self.prec):
+        with flint_precision(1, self.prec):
             if isinstance(value, flint.arb):
                 return +value
             if isinstance(value, flint.fmpq):
@@ -478,7 +478,7 @@ class BallRing(CoefficientRing):
         return a.is_zero()
 
     def context(self):
-        return flint_context(flint.ctx.cap, self.prec)
+        return flint_precision(flint.ctx.cap, self.prec)
 
     def _series(self, a, n):
         return flint.arb_series(list(a[:n]), prec=n)
@@ -489,7 +489,7 @@ class BallRing(CoefficientRing):
 
     def _kernel(self, op, *args):
         n = args[-1]
-        with flint_context(n, self.prec):
+        with flint_precision(n, self.prec):
             series = [self._series(a, n) for a in args[:-1]]
             return self._list(op(*series), n)
 

@@ -497,3 +497,69 @@ def frozen_field_terms(P, G, z):
     K = _LazyField(R, mins, fd.back or {})
     terms = {kj: K(K.reduce(R.ring.from_dict(d))) for kj, d in grouped.items()}
     return K, terms, K.to_sympy
+
+
+# -- the fast path for Polys over ℤ or ℤ[c_1, …] (no constants to freeze), used by the
+# numeric layer's discriminants and square-free parts (one home of sympy ↔ FLINT).
+# The constants of a domain ℤ[c_1, …] (``E``, ``exp(1/2)``, …) are indeterminates for sympy's
+# polynomial ring; as extra variables of an ``fmpz_mpoly`` they are treated the same way, so
+# the discriminant and the square-free part below are exactly sympy's (same normalization),
+# computed by FLINT instead of sympy's dense subresultants over ℤ[c] (seconds per law).
+def _flint_domain_ok(dom):
+    return dom.is_ZZ or (dom.is_PolynomialRing and dom.domain.is_ZZ)
+
+
+def _to_flint(poly):
+    """``(ctx, f, ngens)``: ``poly`` (a Poly over ℤ or ℤ[c_1, …]) as an ``fmpz_mpoly`` in its
+    generators followed by the constants ``c_i`` (lex order), or ``None``."""
+    dom = poly.domain
+    if not _flint_domain_ok(dom):
+        return None
+    ng = len(poly.gens)
+    ns = 0 if dom.is_ZZ else len(dom.symbols)
+    ctx = flint.fmpz_mpoly_ctx.get(tuple(f"v{i}" for i in range(ng + ns)), "lex")
+    d = {}
+    for m, c in poly.rep.to_dict().items():
+        if ns:
+            for em, ec in c.items():
+                d[tuple(m) + tuple(em)] = int(ec)
+        else:
+            d[tuple(m)] = int(c)
+    return ctx, ctx.from_dict(d), ng
+
+
+def _from_flint_univariate(f, idx, ng, gen, dom):
+    """The ``fmpz_mpoly`` ``f`` (of :func:`_to_flint`, free of every generator but the one at
+    ``idx``) as a sympy Poly in ``gen`` over ``dom``."""
+    out = {}
+    for m, c in f.to_dict().items():
+        if any(m[i] for i in range(ng) if i != idx):
+            raise ValueError("not univariate")
+        if dom.is_ZZ:
+            out[(m[idx],)] = out.get((m[idx],), 0) + int(c)
+        else:
+            out.setdefault((m[idx],), {})[tuple(m[ng:])] = dom.domain(int(c))
+    if not dom.is_ZZ:
+        out = {k: dom.ring.from_dict(v) for k, v in out.items()}
+    if not out:
+        return sp.Poly(0, gen, domain=dom)
+    return sp.Poly.from_dict(out, gen, domain=dom)
+
+
+def _flint_sqf_part(f, idx, ng):
+    """Square-free part of the ``fmpz_mpoly`` ``f`` in the generator at ``idx`` (the only
+    generator it involves), normalized as sympy's ``Poly.sqf_part`` over ℤ[c]: primitive
+    over ℤ[c] (factors free of the generator dropped) with a leading coefficient whose
+    leading term is positive."""
+    ctx = f.context()
+    _, parts = f.factor()
+    out = ctx.constant(1)
+    for g, _ in parts:
+        if g.degrees()[idx] > 0:
+            out = out * g
+    # the leading term in the lex order (generator first, then c_1, …) carries the sign
+    terms = out.to_dict()
+    lead = max(terms, key=lambda m: (m[idx],) + tuple(m[ng:]))
+    if int(terms[lead]) < 0:
+        out = -out
+    return out

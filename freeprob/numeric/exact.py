@@ -11,16 +11,15 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from freeprob.numeric.rootkernel import (
-    _SERIES_TERMS,
+from freeprob.core.exactpoly import (
     _flint_sqf_part,
     _from_flint_univariate,
-    _infinity_data,
-    _num_real_roots,
-    _sym_real_roots,
     _to_flint,
+    flint_discriminant,
+    frozen_field_terms,
+    norm_special_polynomials,
 )
-from freeprob.core.exactpoly import flint_discriminant, frozen_field_terms, norm_special_polynomials
+from freeprob.numeric.rootkernel import _SERIES_TERMS, _infinity_data, _num_real_roots, _sym_real_roots
 from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
