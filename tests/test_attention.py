@@ -336,3 +336,11 @@ def test_beta_zero_gives_the_zero_law_and_replace_checks_fields():
     assert output_law(arch.replace(scheme="tied")).moments(2) == (1, 0, 0)
     with pytest.raises(FreeprobValueError, match="unknown field"):
         arch.replace(foo=1)
+
+
+@pytest.mark.parametrize("kw", [dict(kv_groups=2.0), dict(heads=4.0)])
+def test_counts_are_integers_as_given(kw):
+    # kv_groups=2.0 was accepted while heads=2.5 and Dimensions(d_k=16.0) were refused
+    args = dict(heads=4, gamma_k=1, gamma_v=1, gamma_o=1, scheme="gqa", kv_groups=2) | kw
+    with pytest.raises(FreeprobValueError, match="must be a positive integer"):
+        Architecture(**args)

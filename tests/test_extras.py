@@ -1,6 +1,7 @@
 """Optional dependencies (pyproject extras): a missing one is reported in one line naming the
 extra to install, and the extras of pyproject.toml are the ones freeprob._extras names."""
 import pathlib
+import subprocess
 import re
 import sys
 import tomllib
@@ -79,3 +80,16 @@ def test_every_extra_provides_the_modules_freeprob_requires_of_it():
 def test_core_dependencies_are_the_exact_layer():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     assert _names(deps) == {"sympy", "mpmath", "numpy", "python-flint"}
+
+
+@pytest.mark.parametrize("argv", [["verify", "--quick"], ["verify", "--help"], ["readout", "list"]])
+def test_experiment_commands_name_a_missing_extra_before_anything(argv, tmp_path):
+    # a core-only install: verify/readout refused in one line, nothing created
+    code = ("import sys; sys.modules['scipy'] = None\n"
+            "from freeprob.cli import main\n"
+            f"sys.exit(main({argv!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "freeprob[sampler]" in proc.stderr
+    assert list(tmp_path.iterdir()) == []

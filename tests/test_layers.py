@@ -27,7 +27,8 @@ BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "
 MAX_LINES = 800
 #: what the sampler may import besides itself: the errors, the argument checks and the one
 #: layer class (which import only the standard library and freeprob.errors at import time)
-SAMPLER_MAY_IMPORT = {"freeprob.errors", "freeprob._checks", "freeprob.attention.architecture"}
+SAMPLER_MAY_IMPORT = {"freeprob.errors", "freeprob._checks", "freeprob._extras",
+                      "freeprob.attention.architecture"}
 #: imports allowed against the layer order, each until the named caller changes
 TRANSITIONAL = set()      # (src, dst) edges allowed while code moves; empty
 

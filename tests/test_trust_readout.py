@@ -25,3 +25,37 @@ def test_tiny_loss_has_its_digits(method):
     got = gradient_flow_loss(fp.FreePoisson(2), 400, method=method)
     want = _mp_laplace(400)
     assert abs(got - want) <= 1e-12 * want          # ~2.1e-64
+
+
+def test_exact_arguments_keep_their_digits():
+    # penalty, noise, gamma_o, t given exactly were read at the global 15 digits before a
+    # dps=40 computation (16 correct digits of 40)
+    import sympy as sp
+    from freeprob.readout import ridge_error
+    law = fp.MarchenkoPastur(sp.Rational(1, 2))
+    got = ridge_error(law, sp.Rational(1, 3), sp.Rational(1, 3), gamma_o=sp.Rational(7, 3), dps=40)
+    with mpmath.workdps(60):
+        assert abs(got - mpmath.mpf(97) / 147) < mpmath.mpf(10) ** -38
+        a = gradient_flow_loss(law, sp.Rational(1, 3), dps=40)
+    b = gradient_flow_loss(law, sp.Rational(1, 3), dps=40)          # at the global 15 digits
+    with mpmath.workdps(60):
+        assert abs(a - b) < mpmath.mpf(10) ** -38
+
+
+def test_mpf_points_under_the_gmpy_backend():
+    # with gmpy2 installed, mpf mantissas are gmpy2.mpz: exact points must be plain ints
+    from freeprob.numeric.rootkernel import _real_point
+    with mpmath.workdps(40):
+        pt = _real_point(mpmath.mpf(1) / 3, "cdf")
+    assert type(pt.num) is int and type(pt.den) is int
+    assert pt.expr == pt.expr.func(pt.num, pt.den)
+
+
+def test_contour_route_refuses_up_front_at_huge_t():
+    # t = 1e5 asked for 26 000 Cauchy values at 2077 digits: an hour with no output
+    import sympy as sp
+    from freeprob.attention.readout import _ContourRule, _support_hull
+    from freeprob.errors import PrecisionError
+    law = fp.MarchenkoPastur(sp.Rational(1, 2))
+    with pytest.raises(PrecisionError, match="too large for the contour route"):
+        _ContourRule(law, mpmath.mpf(10) ** 5, 15, _support_hull(law, "test"))

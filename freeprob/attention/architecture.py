@@ -157,6 +157,10 @@ class Architecture:
         if isinstance(value, bool):
             cls._fail(owner, name, f"must be a {'positive integer' if integer else 'real number > 0'}"
                       f"; got the boolean {value!r}")
+        if integer and not (isinstance(value, numbers.Integral)
+                            or type(value).__module__.split(".")[0] == "sympy"):
+            # counts are integers as given (2.0 was accepted for kv_groups, refused for d_k)
+            cls._fail(owner, name, f"must be a positive integer; got {value!r}")
         v = exact(value, owner, name)
         if not _symbolic(v):
             if integer and not (isinstance(v, int) or v.denominator == 1) or v <= 0:

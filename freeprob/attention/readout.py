@@ -48,9 +48,16 @@ def _check_law(law, who):
     law.check_numeric(who, "a readout prediction")
 
 
-def _real(value, who, name, *, positive=False, nonnegative=False):
+def _real(value, who, name, *, positive=False, nonnegative=False, dps=None):
+    """``value`` as an mpf read at ``max(mp.dps, dps) + 30`` digits (exact inputs such as
+    ``Rational(1, 3)`` were rounded to the global 15 digits before a ``dps=40`` computation)."""
     import fractions
     import sympy as sp
+    with mpmath.workdps(max(mpmath.mp.dps, dps or 0) + 30):
+        return _read_real(value, who, name, positive, nonnegative, sp, fractions)
+
+
+def _read_real(value, who, name, positive, nonnegative, sp, fractions):
     try:
         if isinstance(value, bool):
             raise TypeError
@@ -59,7 +66,7 @@ def _real(value, who, name, *, positive=False, nonnegative=False):
         elif isinstance(value, sp.Basic):
             if not (value.is_number and value.is_real):
                 raise TypeError
-            v = mpmath.mpf(sp.N(value, mpmath.mp.dps + 10))
+            v = mpmath.mpf(sp.N(value, mpmath.mp.dps))
         else:
             v = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
     except (TypeError, ValueError):
@@ -159,9 +166,9 @@ def _checked_feature_integrals(law, penalty, gamma_o, dps, who):
     """Validate the shared ridge/dof inputs; return ``(λ, dps, working digits, (∫ 1/(x+λ) dμ_feat,
     ∫ 1/(x+λ)² dμ_feat))`` with ``log10(1/λ)`` extra digits for the small-``λ`` cancellation."""
     _check_law(law, who)
-    lam = _real(penalty, who, "penalty", positive=True)
-    go = _real(gamma_o, who, "gamma_o", positive=True)
     dps = _dps(dps, who)
+    lam = _real(penalty, who, "penalty", positive=True, dps=dps)
+    go = _real(gamma_o, who, "gamma_o", positive=True, dps=dps)
     _check_gram_law(law, who)
     _check_gamma_o(law, go, who)
     work = dps + _extra_digits(lam)
@@ -201,7 +208,7 @@ def ridge_error_terms(law, penalty, noise, *, gamma_o, dps=None):
     [DW18]_) written with the Cauchy transform.
     """
     who = "ridge_error"
-    sig = _real(noise, who, "noise", nonnegative=True)
+    sig = _real(noise, who, "noise", nonnegative=True, dps=_dps(dps, who))
     lam, dps, work, (i1, i2) = _checked_feature_integrals(law, penalty, gamma_o, dps, who)
     with mpmath.workdps(work + 10):
         bias = lam ** 2 * i2
@@ -239,6 +246,14 @@ def effective_dof(law, penalty, *, gamma_o=1, dps=None):
 
 # ---------------------------------------------------------------------- gradient flow
 
+#: the contour route refuses a rule above this many nodes (each a Cauchy-transform value;
+#: about 2 ms each at 15 digits): the node count grows like t·(width of the support)
+MAX_CONTOUR_NODES = 40000
+#: ... and above this many digits lost to the cancellation e^{2t·overshoot} (each node then
+#: costs a Cauchy value at that many more digits)
+MAX_CONTOUR_DIGITS = 300
+
+
 class _ContourRule:
     r"""Trapezoid nodes ``(z_k, w_k)`` on one ellipse around ``hull`` such that
     ``∫ f dμ ≈ Re Σ_k f(z_k) w_k / N`` for ``f(x) = e^{−2tx}`` (and ``x e^{−2tx}``) with
@@ -268,6 +283,13 @@ class _ContourRule:
             if best is None or n < best[0]:
                 best = (n, rho, canc)
         n, rho, canc = best
+        if n > MAX_CONTOUR_NODES or canc > MAX_CONTOUR_DIGITS:
+            # refuse up front (t = 10⁵: 25 000 Cauchy values at 2000 digits, an hour with no output)
+            raise PrecisionError(
+                f"gradient_flow_loss: t = {mpmath.nstr(tmax, 6)} is too large for the contour route "
+                f"(about {n} Cauchy-transform values at {dps + int(canc) + 15} digits; the limits are "
+                f"{MAX_CONTOUR_NODES} values and {MAX_CONTOUR_DIGITS} digits lost to cancellation) and "
+                "the density route did not reach the requested digits; use a smaller t")
         self.work, self.dps, self.tmax = dps + int(canc) + 15, dps, tmax
         checks = [tmax / 2 ** k for k in range(7)] if tmax > 0 else [mpmath.mpf(0)]
 
@@ -414,7 +436,7 @@ def gradient_flow_loss(law, t, *, dps=None, method="density"):
     many = isinstance(t, list | tuple)
     if many and any(isinstance(v, list | tuple) for v in t):
         raise FreeprobValueError(f"{who}: `t` must be a number or a 1-d sequence of numbers")
-    ts = [_real(v, who, "t", nonnegative=True) for v in (t if many else [t])]
+    ts = [_real(v, who, "t", nonnegative=True, dps=dps) for v in (t if many else [t])]
     _check_gram_law(law, who)
     pos = [tv for tv in ts if tv > 0]
     vals = iter(_laplace(law, pos, dps, method, who) if pos else [])
@@ -457,7 +479,7 @@ def time_to_loss(law, eps, *, dps=None):
     who = "time_to_loss"
     _check_law(law, who)
     dps = _dps(dps, who)
-    e = _real(eps, who, "eps")
+    e = _real(eps, who, "eps", dps=dps)
     if not 0 < e < 1:
         raise FreeprobValueError(f"{who}: `eps` must lie in (0, 1); got {eps!r}")
     _check_gram_law(law, who)

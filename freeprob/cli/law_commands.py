@@ -112,7 +112,7 @@ def _confirm_order(order, limit, force, stdin=None, stderr=None):
     stdin = stdin if stdin is not None else sys.stdin
     stderr = stderr if stderr is not None else sys.stderr
     why = (f"--order {order} is above the limit {limit} (--max-order or FREEPROB_MAX_ORDER); "
-           "exact computations at high order can take very long")
+           "series to that order can take very long, exact or with --dps")
     interactive = (hasattr(stdin, "isatty") and stdin.isatty()
                    and hasattr(stderr, "isatty") and stderr.isatty())
     if interactive:

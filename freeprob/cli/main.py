@@ -166,10 +166,34 @@ def _add_verify(sub):
     p.defer(_verify_arguments)
 
 
+#: what the sampled experiments (verify, readout) import: (module, extra)
+_EXPERIMENT_EXTRAS = (("scipy", "sampler"), ("matplotlib", "plot"), ("dask", "sweep"),
+                      ("distributed", "sweep"), ("tqdm", "sweep"), ("threadpoolctl", "sweep"))
+
+
+def _need_experiment_extras(command):
+    """Refuse ``freeprob verify``/``readout`` in one line, before anything is imported or
+    created, when an optional dependency they use is missing (a core-only install)."""
+    from freeprob._extras import MissingExtra, require
+    missing = []
+    for module, extra in _EXPERIMENT_EXTRAS:
+        try:
+            require(module, extra)
+        except MissingExtra:
+            missing.append((module, extra))
+    if missing:
+        extras = ",".join(dict.fromkeys(e for _, e in missing))
+        print(f"freeprob {command}: needs {', '.join(m for m, _ in missing)}, which "
+              f"{'is' if len(missing) == 1 else 'are'} not installed: pip install 'freeprob[{extras}]' "
+              "(or 'freeprob[all]')", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def _verify_arguments(p):
     """The epilog and arguments of ``freeprob verify``, which name the configurations, schemes
     and defaults of :mod:`freeprob.experiments`: added when ``verify`` is parsed or its help
     printed (:class:`_Parser`), so that no other command imports the experiments layer."""
+    _need_experiment_extras("verify")
     from freeprob.experiments.configs import MODEL_CONFIGS, SCHEME_CHOICES
     from freeprob.experiments.verify import DEFAULT_MAX_N, OBJECT_LAWS, QUICK_MAX_N, QUICK_SEEDS
 
@@ -277,6 +301,7 @@ def _add_readout(sub):
 def _readout_arguments(p):
     """The epilog and arguments of ``freeprob readout`` (they name the comparisons of
     :mod:`freeprob.experiments.comparisons`), added on first use like :func:`_verify_arguments`."""
+    _need_experiment_extras("readout")
     from freeprob.experiments.comparisons import COMPARISONS
 
     p.epilog = ("comparisons: " + "; ".join(f"{k}: {d}" for k, (_, d) in COMPARISONS.items())

@@ -32,7 +32,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import interpolate, stats
+from freeprob._extras import require
+
+interpolate = require("scipy.interpolate", "sampler")
+stats = require("scipy.stats", "sampler")
 
 from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError, PrecisionError

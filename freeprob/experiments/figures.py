@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from freeprob._extras import require
+
 __all__ = ["FIGURE_FILES", "verify_figures", "histogram_panel", "qq_panel"]
 
 #: the files :func:`verify_figures` writes, relative to the report directory
@@ -127,8 +129,8 @@ def verify_figures(panels, obj, reports):
 def _verify_figure(kind, panels, obj):
     """The ``histograms`` or ``qq`` figure of :func:`verify_figures` from its panels
     ``(title, [softmax spectra], [GE spectra], law or None)`` (all spectra pooled)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "plot").FigureCanvasAgg
+    Figure = require("matplotlib.figure", "plot").Figure
 
     seeds = sorted({len(sm) for _, sm, _, _ in panels})
     pooled = (f"{seeds[0]} initialisation{'s' if seeds[0] != 1 else ''}" if len(seeds) == 1

@@ -11,7 +11,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from freeprob._extras import require
+
+stats = require("scipy.stats", "sampler")
 
 from freeprob._checks import check_real
 from freeprob.errors import FreeprobValueError

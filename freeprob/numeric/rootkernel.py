@@ -127,7 +127,7 @@ def _exact_point(x, who, name):
         if not mpmath.isfinite(x):
             raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
         sign, man, exp, _ = x._mpf_
-        man = -man if sign else man
+        man = -int(man) if sign else int(man)       # int: gmpy2.mpz under the gmpy backend
         return _Pt(man << exp if exp >= 0 else man, 1 if exp >= 0 else 1 << -exp)
     if isinstance(x, sp.Basic) and not isinstance(x, sp.Expr):
         raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got {x!r}")

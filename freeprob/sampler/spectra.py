@@ -108,7 +108,19 @@ from freeprob.sampler.model import (
     softmax_attention,
 )
 from freeprob.errors import FreeprobValueError
+from freeprob._extras import require
 from freeprob.sampler.arrays import real_array
+
+
+
+def _scipy(*modules):
+    """The scipy package with ``modules`` loaded (through the ``sampler`` extra: a missing
+    scipy is named in one line); imported on first use, so that importing the sampler loads
+    numpy only."""
+    for m in modules:
+        require(m, "sampler")
+    import scipy
+    return scipy
 
 __all__ = [
     "SCHEMES", "MODELS", "OBJECTS", "WEIGHT_KINDS",
@@ -483,7 +495,7 @@ def _small_gram(a):
 
 
 def _gram_eigvals(a, is_gram=False):
-    import scipy.linalg          # here, so that importing the sampler loads numpy only
+    scipy = _scipy("scipy.linalg")          # here, so that importing the sampler loads numpy only
     n = a.shape[0]
     g = a if is_gram else _small_gram(a)
     ev = scipy.linalg.eigvalsh(g, check_finite=False)
@@ -545,8 +557,7 @@ def top_eigenvalue(matrix):
     >>> float(top_eigenvalue([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
     9.0
     """
-    import scipy.linalg          # here, so that importing the sampler loads numpy only
-    import scipy.sparse.linalg
+    scipy = _scipy("scipy.linalg", "scipy.sparse.linalg")   # here, so that importing the sampler loads numpy only
     g = _small_gram(_as_matrix(matrix, "top_eigenvalue"))
     m = g.shape[0]
     if m >= 64:
@@ -650,6 +661,6 @@ def relative_w1(a, b):
     if a.size == b.size:
         w1 = float(np.mean(np.abs(a - b)))
     else:
-        from scipy.stats import wasserstein_distance
+        wasserstein_distance = _scipy("scipy.stats").stats.wasserstein_distance
         w1 = float(wasserstein_distance(a, b))
     return w1 / mb

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from freeprob._extras import require
 from freeprob.attention.laws import Architecture, mean_normalized, output_law
 from freeprob._checks import check_int
 from freeprob._text import text_table
@@ -572,7 +573,7 @@ class Comparison:
         Raises ``FreeprobValueError`` if the comparison has no figure."""
         if self.plot is None:
             raise FreeprobValueError(f"comparison {self.key!r} has no figure")
-        from matplotlib.figure import Figure
+        Figure = require("matplotlib.figure", "plot").Figure
         fig = Figure(figsize=(7.5, 4.5), layout="constrained")
         self.plot(self, fig)
         fig.savefig(path, dpi=130)

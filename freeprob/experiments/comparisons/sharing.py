@@ -43,7 +43,9 @@ import functools
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import brentq
+from freeprob._extras import require
+
+brentq = require("scipy.optimize", "sampler").brentq
 
 from freeprob.attention.laws import Architecture, mean_normalized, output_law
 from freeprob.errors import FreeprobValueError

@@ -52,6 +52,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from freeprob._extras import require
 from freeprob.attention.laws import Architecture, mean_normalized, output_law, theta1, theta2
 from freeprob._checks import check_beta
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -186,7 +187,7 @@ def error_s_transform(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, no
         eps = mpmath.mpf(10) ** -12
         # bracket in double precision (z(u) + λ changes sign once on the branch), then
         # polish with the secant method at dps digits
-        from scipy.optimize import brentq
+        brentq = require("scipy.optimize", "sampler").brentq
         u = brentq(lambda x: float(z_of(mpmath.mpf(x)) + lam), float(u0 * (1 - eps)),
                    float(-eps), xtol=1e-15, rtol=1e-15, maxiter=500)
         u = mpmath.findroot(lambda x: z_of(x) + lam, mpmath.mpf(u))
@@ -238,7 +239,7 @@ def crossovers(*, n=N_DEFAULT, heads=HEADS, penalty=RIDGE_PENALTY, noise=RIDGE_N
 
     Source: paper D.4 (the crossover); docs/theory.md §3.2, §4.
     """
-    from scipy.optimize import brentq
+    brentq = require("scipy.optimize", "sampler").brentq
     who = "temperature.crossovers"
     n, heads = _check_allocation(n, heads, *ALLOCATIONS[0], who)
     _check_allocation(n, heads, *ALLOCATIONS[1], who)

@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from freeprob._extras import require
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
@@ -293,7 +294,7 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
 
 def _plot(comparison, fig):
     """Predicted coefficient error (line) vs softmax and GE-feature means (95% bars), both paths."""
-    from matplotlib.ticker import ScalarFormatter
+    ScalarFormatter = require("matplotlib.ticker", "plot").ScalarFormatter
     confs = comparison.data["configurations"]
     axes = fig.subplots(1, 2)
     for ax, path, title, marks in (
