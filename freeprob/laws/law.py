@@ -547,8 +547,22 @@ class Law:
         self.check_numeric(who)
         hit = self._cache.get("evaluator")
         if hit is None:
-            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation())
+            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(),
+                                                             known_atoms=self._known_atoms())
         return hit
+
+    def _known_atoms(self):
+        """Atoms the law knows exactly, handed to the numeric layer (which checks them
+        against the Cauchy equation instead of re-deriving their masses by continuing
+        ``G``): ``((0, mass),)`` from :meth:`_zero_mass` (mass ``0``: no atom at 0), else
+        ``()``.  Subclasses that know more may extend it."""
+        zm = self._zero_mass()
+        if zm is None:
+            return ()
+        zm = sp.sympify(zm)
+        if not zm.is_number or zm.has(sp.Float) or not zm.is_real:
+            return ()
+        return ((sp.Integer(0), zm),)
 
     _dps = staticmethod(dps_or_default)     # the one dps policy (freeprob.core.params)
 

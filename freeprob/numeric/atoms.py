@@ -25,7 +25,7 @@ from freeprob.numeric.rootkernel import (
     _to_mpf,
 )
 from freeprob.core.exactpoly import factor_univariate
-from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
@@ -59,6 +59,53 @@ class _Atoms:
                     return val
         return self._memo(("atoms", None if self._rational else dps), lambda: self._atoms(dps))
 
+    @staticmethod
+    def _check_known_atoms(known):
+        """The ``known_atoms`` argument as a list of exact ``(location, mass)`` pairs."""
+        if known is None:
+            return []
+        out = []
+        try:
+            pairs = [tuple(t) for t in known]
+        except TypeError:
+            raise FreeprobValueError(
+                f"AlgebraicCauchy: `known_atoms` must be (location, mass) pairs; got {known!r}") from None
+        for t in pairs:
+            if len(t) != 2:
+                raise FreeprobValueError(f"AlgebraicCauchy: `known_atoms`: not a (location, mass) pair: {t!r}")
+            loc, m = (sp.sympify(v) for v in t)
+            if not (loc.is_number and m.is_number) or loc.has(sp.Float) or m.has(sp.Float) \
+                    or loc.is_real is False or not (m.is_real and 0 <= m <= 1):
+                raise FreeprobValueError(
+                    "AlgebraicCauchy: `known_atoms` needs exact real locations and exact masses "
+                    f"in [0, 1]; got {t!r}")
+            out.append((loc, m))
+        return out
+
+    def _known_mass(self, a, dps):
+        """``(index, mass)`` of the handed atom at the candidate location ``a`` (exact or
+        mpf), else ``None``."""
+        for i, (loc, m) in enumerate(self._known):
+            if isinstance(a, sp.Basic):
+                if loc == a:
+                    return i, m
+                if abs(sp.N(loc - a, 30)) < sp.Float(10) ** -25 and sp.simplify(loc - a) == 0:
+                    return i, m
+            else:
+                with mpmath.workprec(_bits(dps + 20)):
+                    if abs(mpmath.mpf(_to_mpf(loc, mpmath.mp.prec)) - a) <= \
+                            mpmath.mpf(10) ** (-dps - 10) * max(1, abs(a)):
+                        return i, m
+        return None
+
+    def _check_known_used(self, used):
+        """Every handed atom with positive mass sits at a candidate location."""
+        for i, (loc, m) in enumerate(self._known):
+            if m != 0 and i not in used:
+                raise FreeprobValueError(
+                    f"AlgebraicCauchy: the handed atom ({loc}, {m}) is inconsistent with the "
+                    f"Cauchy equation: {loc} is not a real root of its leading coefficient in G")
+
     def _atoms_at_least(self, dps):
         """Atoms to at least ``dps`` digits: for irrational coefficients (atoms memoized per
         ``dps``, each costing a continuation) any already computed to ``dps`` or more."""
@@ -72,6 +119,7 @@ class _Atoms:
     def _atoms(self, dps):
         lc = self._lc()
         if lc.degree() < 1:
+            self._check_known_used(set())
             return ()
         dom = self._P.domain
         # over EX sympy does not factor (c·z⁶ stayed one factor, its atom at 0 was lost):
@@ -86,6 +134,7 @@ class _Atoms:
                 factors = [lc.sqf_part()]
         rows = [sp.Poly(self._P.as_expr().coeff(_G, k), _z, domain=dom) for k in range(self._d + 1)]
         out = []
+        used = set()
         for f in factors:
             if f.degree() < 1:
                 continue
@@ -113,9 +162,14 @@ class _Atoms:
                 exact_roots = [root] if root.is_real else []
             locs = exact_roots if exact_roots is not None else _num_real_roots(f, _bits(dps + 20))
             for a in locs:
-                m = self._atom_mass(a, f, qexpr, dps)
+                known = self._known_mass(a, dps)
+                if known is not None:
+                    used.add(known[0])
+                    known = known[1]
+                m = self._atom_mass(a, f, qexpr, dps, known)
                 if m is not None:
                     out.append((a if self._rational else +a, m))
+        self._check_known_used(used)
         return tuple(sorted(out, key=lambda t: float(sp.N(t[0], 20)) if isinstance(t[0], sp.Basic)
                             else float(t[0])))
 
@@ -194,7 +248,12 @@ class _Atoms:
             raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a} ({exc})") from None
         raise PrecisionError(f"AlgebraicCauchy.atoms: cannot identify the mass at {a}")
 
-    def _atom_mass(self, a, f, qexpr, dps):
+    def _atom_mass(self, a, f, qexpr, dps, known=None):
+        """The mass at the candidate location ``a`` (a real root of the factor ``f`` of the
+        leading coefficient), or ``None``.  With ``known`` (a handed exact mass) the mass is
+        checked against the candidates instead of being selected by continuing ``G``."""
+        if known == 0:
+            return None         # handed: no atom here (0 is always a candidate)
         prec = _bits(dps + 20)
         with mpmath.workprec(prec):
             an = mpmath.mpf(_to_mpf(a, prec)) if isinstance(a, sp.Basic) else a
@@ -219,6 +278,8 @@ class _Atoms:
                         raise PrecisionError(
                             f"AlgebraicCauchy.atoms: the candidate masses at {a} could not be "
                             f"isolated ({exc})") from exc
+            if known is not None:
+                return self._verify_known(a, known, cands, prec)
             if not cands:
                 return None
             cn = [mpmath.mpf(_to_mpf(c, prec)) if isinstance(c, sp.Basic) else c for c in cands]
@@ -240,6 +301,22 @@ class _Atoms:
             with mpmath.workdps(dps):
                 return +m
 
+    @staticmethod
+    def _verify_known(a, known, cands, prec):
+        """``known`` if it is one of the candidate masses ``cands`` (exact or mpf at ``prec``
+        bits), else :class:`FreeprobValueError`."""
+        kn = mpmath.mpf(_to_mpf(known, prec))
+        for c in cands:
+            if isinstance(c, sp.Basic):
+                if c == known or (abs(mpmath.mpf(_to_mpf(c, prec)) - kn) <= mpmath.mpf(2) ** (20 - prec)
+                                  and sp.simplify(c - known) == 0):
+                    return known
+            elif abs(c - kn) <= mpmath.mpf(2) ** (40 - prec) * max(1, abs(kn)):
+                return known
+        raise FreeprobValueError(
+            f"AlgebraicCauchy: the handed atom ({a}, {known}) is inconsistent with the Cauchy "
+            f"equation: its mass is none of the candidate masses {list(cands)} there")
+
     def _deflated(self, xe, mass):
         """The normalized continuous part ``(G − m/(z − a))/(1 − m)`` as an AlgebraicCauchy."""
         xe = xe.expr
@@ -257,7 +334,11 @@ class _Atoms:
                 if any(c != 0 and sp.simplify(c) != 0 for c in at):
                     break
                 num = num.div(lin)[0]
-            self._cache[key] = type(self)(num)
+            # its atoms: none at a (m was all of the mass there), the others rescaled
+            known = [(xe, sp.Integer(0))] + [
+                (loc, m / (1 - mass)) for loc, m in self._known
+                if m != 0 and not (loc == xe or sp.simplify(loc - xe) == 0)]
+            self._cache[key] = type(self)(num, known_atoms=known)
         return self._cache[key]
 
     def _near_atom(self, xf):

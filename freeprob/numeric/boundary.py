@@ -50,10 +50,12 @@ class _BoundaryValues:
     # -- numeric kernels ----------------------------------------------------------------
     def _fkernel(self):
         def fn():
-            conv = [[float(sp.N(c, 20)) for c in r] for r in self._rows]
-            dconv = [[float(sp.N(c, 20)) for c in r] for r in self._drows]
+            def fl(c):      # through arb (ℤ[e] coefficients), not sympy's evalf
+                return libmp.to_float(_to_mpf(sp.sympify(c), 53))
+            conv = [[fl(c) for c in r] for r in self._rows]
+            dconv = [[fl(c) for c in r] for r in self._drows]
             k = _Kernel(conv, dconv, _FLOAT_EPS, 1j, math.exp, math.log)
-            k.series = [float(sp.N(c, 20)) for c in self._series()]
+            k.series = [fl(c) for c in self._series()]
             k.is_mp = False
             real, nonreal = self._singular_points()
             k.sigma = [complex(r) for r in self._special_floats()] + [complex(c) for c in nonreal]

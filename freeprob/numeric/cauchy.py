@@ -122,6 +122,15 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         reverse), with exact real coefficients (rationals or exact constants such as
         ``sqrt(2)`` or ``E``) and degree ``>= 1`` in ``G``.  Reducible polynomials and
         spurious factors are allowed: the factor with a branch ``G ~ 1/z`` is used.
+    known_atoms : sequence of (location, mass), optional
+        Atoms the caller knows exactly (sympy numbers; a mass ``0`` says that there is no
+        atom at that location), e.g. from the law's structure.  Each is checked, not
+        trusted: the location must be a real root of the leading coefficient of ``P`` in
+        ``G`` and the mass one of the candidate masses there (the roots of the mass
+        polynomial, exact where they can be); the mass is then not re-derived by
+        continuing ``G`` to the atom.  Atoms not listed are found as usual.  An
+        inconsistent entry raises :class:`~freeprob.errors.FreeprobValueError` when the
+        atoms are first needed (:meth:`atoms`).
 
     Raises
     ------
@@ -153,7 +162,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
     mpf('0.0')
     """
 
-    def __init__(self, poly):
+    def __init__(self, poly, *, known_atoms=None):
         if not isinstance(poly, sp.Poly):
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a sympy Poly in the generators (G, z) of "
@@ -196,6 +205,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
                        for r in self._rows]
         self._cache = {}
         self._last = None
+        self._known = self._check_known_atoms(known_atoms)
 
     def __repr__(self):
         return f"AlgebraicCauchy({self.poly!r})"

@@ -14,6 +14,7 @@ import numbers
 import sys
 from fractions import Fraction
 
+import flint
 import mpmath
 import sympy as sp
 from mpmath import libmp
@@ -60,8 +61,8 @@ class _Pt:
 
     def __init__(self, num=None, den=1, expr=None):
         if num is not None:
-            f = Fraction(num, den)
-            self.num, self.den, self._expr = f.numerator, f.denominator, None
+            f = Fraction(num, den)      # (int: mpmath's mantissas are gmpy2 mpz under gmpy)
+            self.num, self.den, self._expr = int(f.numerator), int(f.denominator), None
             self.xf = float(f)
         else:
             self.num = self.den = None
@@ -150,8 +151,76 @@ def _to_mpf(value, prec):
         return value.mpf(prec)
     if isinstance(value, sp.Rational):
         return libmp.from_rational(int(value.p), int(value.q), prec, "n")
-    f = sp.N(value, int(prec / _LOG2_10) + 6)
-    return libmp.normalize(*f._mpf_, prec, "n") if f._mpf_[1] else libmp.fzero
+    key = (value, prec)
+    hit = _TO_MPF_CACHE.get(key)
+    if hit is None:
+        hit = _arb_to_mpf(value, prec)
+        if hit is None:
+            f = sp.N(value, int(prec / _LOG2_10) + 6)
+            hit = libmp.normalize(*f._mpf_, prec, "n") if f._mpf_[1] else libmp.fzero
+        if len(_TO_MPF_CACHE) > 20000:
+            _TO_MPF_CACHE.clear()
+        _TO_MPF_CACHE[key] = hit
+    return hit
+
+
+#: (sympy number, prec) -> mpf tuple: the coefficients of P are converted once per precision
+_TO_MPF_CACHE = {}
+
+
+def _arb(expr):
+    """``expr`` (a sympy number built from rationals, e, π, ``exp(r)`` and radicals with
+    ``+``, ``·`` and integer or half-integer powers) as a python-flint ``arb`` at the
+    current ``flint.ctx.prec``; ``None`` for anything else (sympy evaluates it then)."""
+    if isinstance(expr, sp.Rational):
+        return flint.arb(int(expr.p)) / int(expr.q)
+    if expr is sp.E:
+        return flint.arb.const_e()
+    if expr is sp.pi:
+        return flint.arb.pi()
+    if isinstance(expr, sp.exp):
+        a = _arb(expr.args[0])
+        return None if a is None else a.exp()
+    if isinstance(expr, sp.Add | sp.Mul):
+        args = [_arb(a) for a in expr.args]
+        if any(a is None for a in args):
+            return None
+        out = args[0]
+        for a in args[1:]:
+            out = out + a if isinstance(expr, sp.Add) else out * a
+        return out
+    if isinstance(expr, sp.Pow) and isinstance(expr.exp, sp.Rational) and expr.exp.q in (1, 2):
+        b = _arb(expr.base)
+        if b is None or (expr.exp.q == 2 and not b > 0):
+            return None
+        if expr.exp.q == 2:
+            b = b.sqrt()
+        n = int(expr.exp.p)
+        return b ** n if n >= 0 else 1 / b ** (-n)
+    return None
+
+
+def _arb_to_mpf(value, prec):
+    """``value`` rounded to ``prec`` bits through ``arb`` (much faster than sympy's evalf
+    for coefficients in ℤ[e] or ℤ[exp(r)]), or ``None`` if the ball cannot certify the
+    rounding to within the last bit or the expression is not of that kind."""
+    old = flint.ctx.prec
+    try:
+        for wp in (prec + 30, 2 * prec + 60):
+            flint.ctx.prec = wp
+            b = _arb(value)
+            if b is None:
+                return None
+            if b.rad() == 0 or (not b.contains(0) and b.rad() < abs(b.mid()) * flint.arb(2) ** -(prec + 8)):
+                man, exp = b.mid().man_exp()
+                return libmp.from_man_exp(int(man), int(exp), prec, "n")
+            if b.mid() == 0 and b.rad() < flint.arb(2) ** -(wp - 10) and value.is_zero:
+                return libmp.fzero
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return None
+    finally:
+        flint.ctx.prec = old
+    return None
 
 
 # ---------------------------------------------------------------------------------------
