@@ -134,7 +134,7 @@ def guard_exact_cost(law, methods, order, *, who, forced=False, stream=None,
             raise FreeprobValueError(
                 f"{who}: exact values to order {order} with symbolic coefficients ({names}) "
                 f"would take about {human_time(estimate)} (measured: {measured}; the cost "
-                f"grows like order^{p:.1f} in sympy's rational-function arithmetic), beyond the "
+                f"grows like order^{p:.1f} in exact rational-function arithmetic), beyond the "
                 f"{budget:.0f} s allowed without confirmation; pass --force (or --max-order "
                 f"{order}) to compute anyway, ask for a lower --order, or {numeric}")
         n *= 2

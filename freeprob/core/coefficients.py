@@ -1,7 +1,7 @@
 r"""Coefficient rings for truncated power series.
 
 A :class:`~freeprob.series.TruncatedSeries` stores its coefficients as a list of
-elements of one *coefficient ring*.  Four rings exist; the algorithms are written
+elements of one *coefficient ring*.  Five rings exist; the algorithms are written
 once against the small interface of :class:`CoefficientRing` (``convert``,
 ``to_sympy``, ``is_zero`` and the series kernels ``mul``, ``inv``, ``compose``,
 ``reversion``, ``log``, ``exp``), and each ring supplies either the generic
@@ -12,7 +12,10 @@ ring                   elements                                   series kernels
 =====================  =========================================  =====================
 :class:`RationalRing`  python-flint ``fmpq`` (exact rationals)    FLINT ``fmpq_series``
 :class:`SymbolicRing`  elements of a sympy domain, e.g.           generic (this module)
-                       ``QQ(t1, t2)`` or ``ZZ(E)``
+                       ``QQ<sqrt(2)>`` or ``ZZ(c0)`` with c0² = 2
+:class:`MpolyRing`     rational functions of symbols (``ZZ(t1,      FLINT ``fmpq_mpoly``,
+                       t2)``, ``ZZ(t, E)``) as fractions of         Lagrange inversion
+                       python-flint ``fmpq_mpoly``                  (:mod:`.mpolyseries`)
 :class:`MPRing`        mpmath ``mpf``/``mpc`` at ``dps`` digits   generic, under
                                                                   ``mp.workdps``
 :class:`BallRing`      python-flint ``arb`` balls at ``prec``     FLINT ``arb_series``
@@ -42,6 +45,7 @@ import mpmath
 import sympy as sp
 from sympy.polys.constructor import construct_domain
 
+from freeprob.core import mpolyseries as _mp
 from freeprob.core.exactpoly import algebraic_relations
 from freeprob.errors import FreeprobValueError, SeriesValuationError
 
@@ -63,6 +67,7 @@ __all__ = [
     "CoefficientRing",
     "RationalRing",
     "SymbolicRing",
+    "MpolyRing",
     "MPRing",
     "BallRing",
     "QQ",
@@ -360,6 +365,75 @@ class SymbolicRing(CoefficientRing):
         return out.xreplace(self._backward) if self._backward else out
 
 
+class MpolyRing(SymbolicRing):
+    """A rational function field ``ZZ(t1, …)`` / ``QQ(t1, …)`` in FLINT (issue 17).
+
+    The same field as :class:`SymbolicRing` (same ``domain``, same sympy output), with
+    elements :class:`freeprob.core.mpolyseries.Frac` (``fmpq_mpoly`` fractions in lowest
+    terms) and packed FLINT kernels for ``mul``, ``inv`` and ``reversion`` (Lagrange
+    inversion, see :mod:`freeprob.core.mpolyseries`); ``compose``, ``log`` and ``exp``
+    are the generic kernels over these elements.  :func:`exact_ring_for` chooses it for
+    every field of fractions over ℤ or ℚ without algebraic relations among its generators.
+    """
+
+    def __init__(self, domain, replacements=None):
+        super().__init__(domain, replacements)
+        self._alg = _mp.MpolyAlgebra(len(self.domain.symbols))
+        # the direct construction of sympy expressions is for generators that are symbols
+        self._plain = all(isinstance(g, sp.Symbol) for g in self.domain.symbols)
+        self.zero, self.one = self._alg.zero, self._alg.one
+
+    @classmethod
+    def eligible(cls, ring):
+        """Whether the :class:`SymbolicRing` ``ring`` can run in FLINT polynomials."""
+        K = ring.domain
+        return (type(ring) is SymbolicRing and K.is_FractionField and not ring._minpolys
+                and (K.dom.is_ZZ or K.dom.is_QQ) and len(K.symbols) > 0
+                and not list(algebraic_relations(ring._forward)))
+
+    @property
+    def key(self):
+        return ("mpoly",) + super().key
+
+    def __repr__(self):
+        return f"MpolyRing({self.domain})"
+
+    def convert(self, value):
+        if isinstance(value, _mp.Frac):
+            return value
+        if isinstance(value, (int, flint.fmpz, flint.fmpq)) and not isinstance(value, bool):
+            return self.one * value
+        return _mp.from_domain(self._alg, self.domain, super().convert(value))
+
+    def is_zero(self, a):
+        return a.num.is_zero()
+
+    def to_sympy(self, a):
+        if self._plain and a.den.is_one():
+            out = _mp.integer_poly_expr(a.num, self.domain.symbols)
+            if out is not None:
+                return out.xreplace(self._backward) if self._backward else out
+        return super().to_sympy(_mp.to_domain(self._alg, self.domain, a))
+
+    def mul(self, a, b, n):
+        return self._alg.mul(a, b, n)
+
+    def inv(self, a, n):
+        return self._alg.inv(a, n)
+
+    def reversion(self, f, n):
+        return self._alg.reversion(f, n)
+
+
+def symbolic_ring(domain, replacements=None) -> SymbolicRing:
+    """The ring of the sympy field ``domain``: :class:`MpolyRing` when it qualifies
+    (:meth:`MpolyRing.eligible`), else :class:`SymbolicRing`."""
+    ring = SymbolicRing(domain, replacements)
+    if MpolyRing.eligible(ring):
+        return MpolyRing(ring.domain, replacements)
+    return ring
+
+
 class MPRing(CoefficientRing):
     """mpmath numbers (``mpf``/``mpc``) at ``dps`` decimal digits; generic kernels.
 
@@ -520,7 +594,8 @@ def exact_ring_for(exprs) -> CoefficientRing:
     * All rational → :data:`QQ` (FLINT fast path).
     * Algebraic numbers only → the algebraic number field, e.g. ``QQ<sqrt(2)>``.
     * Symbols and transcendental constants → the rational function field over them,
-      e.g. ``ZZ(t, E)`` (constants such as E, π, exp(1/4) act as generators).
+      e.g. ``ZZ(t, E)`` (constants such as E, π, exp(1/4) act as generators), computed in
+      FLINT polynomials (:class:`MpolyRing`; issue 17).
     * Both mixed (where sympy would fall back to its slow ``EX`` domain) → every
       irrational algebraic number (``sqrt(2)``, ``3**(1/3)``) also becomes a generator
       of a rational function field over QQ, and is substituted back on output.  The
@@ -532,7 +607,7 @@ def exact_ring_for(exprs) -> CoefficientRing:
         return QQ
     K, _ = construct_domain(exprs, field=True, extension=True)
     if not K.is_EX and _represents(K, exprs):
-        return SymbolicRing(K)
+        return symbolic_ring(K)
     # Replace the irrational algebraic numbers (sqrt(2), 3**(1/3)) and, if needed, the
     # transcendental constants (log(8), exp(1/4)) by generators with fixed names.
     for kinds in ((sp.Pow,), (sp.Pow, sp.Function, sp.NumberSymbol)):
@@ -547,7 +622,7 @@ def exact_ring_for(exprs) -> CoefficientRing:
         replaced = [e.xreplace(forward) for e in exprs]
         K, _ = construct_domain(replaced, field=True)
         if not K.is_EX and _represents(K, replaced):
-            return SymbolicRing(K, replacements=forward)
+            return symbolic_ring(K, replacements=forward)
     return SymbolicRing.for_expressions(exprs)
 
 

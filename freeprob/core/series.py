@@ -32,7 +32,7 @@ import flint
 import mpmath
 import sympy as sp
 
-from freeprob.core.coefficients import QQ, CoefficientRing, MPRing, SymbolicRing, _sympify
+from freeprob.core.coefficients import QQ, CoefficientRing, MpolyRing, MPRing, SymbolicRing, _sympify
 from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError, SeriesValuationError
 
@@ -62,7 +62,8 @@ def _infer_ring(values) -> CoefficientRing:
         exprs.append(_sympify(v))
     if all(e.is_Rational for e in exprs):
         return QQ
-    return SymbolicRing.for_expressions(exprs)
+    ring = SymbolicRing.for_expressions(exprs)
+    return MpolyRing(ring.domain) if MpolyRing.eligible(ring) else ring
 
 
 #: largest series order accepted (memory guard; raise it explicitly if needed)
