@@ -79,7 +79,9 @@ def test_every_extra_provides_the_modules_freeprob_requires_of_it():
 
 def test_core_dependencies_are_the_exact_layer():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    assert _names(deps) == {"sympy", "mpmath", "numpy", "python-flint"}
+    # the exact layer's libraries, and gmpy2: mpmath's GMP backend (1.3x on the numeric
+    # layer, benchmarks/bench_output_law_numeric.py; mpmath works without it)
+    assert _names(deps) == {"sympy", "mpmath", "numpy", "python-flint", "gmpy2"}
 
 
 @pytest.mark.parametrize("argv", [["verify", "--quick"], ["verify", "--help"], ["readout", "list"]])
