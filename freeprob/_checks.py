@@ -35,7 +35,10 @@ RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
 
 
 def subject(who, name) -> str:
-    """How a message names the argument: ``"who: name"``, or whichever of the two is given."""
+    """How a message names the argument: ``"who: name"``, or whichever of the two is given.
+
+    Raises nothing.  Source: this module.
+    """
     if who and name:
         return f"{who}: {name}"
     return who or name or "value"
@@ -43,7 +46,10 @@ def subject(who, name) -> str:
 
 def describe_int(minimum=None, maximum=None, limit=None) -> str:
     """The allowed integers in words: ``an integer ≥ 1``, ``an integer from 1 to 50000
-    (freeprob.law.MAX_DPS)`` (``limit`` names where the maximum lives), ``an integer``."""
+    (freeprob.law.MAX_DPS)`` (``limit`` names where the maximum lives), ``an integer``.
+
+    Raises nothing.  Source: this module.
+    """
     if maximum is not None:
         low = "" if minimum is None else f"from {minimum} "
         text = f"an integer {low}to {maximum}" if low else f"an integer ≤ {maximum}"
@@ -60,6 +66,8 @@ def check_int(value, who, name, *, minimum=None, maximum=None, limit=None) -> in
     FreeprobValueError
         ``<who>: <name> must be <describe_int(...)>; got <value>``.  Above a maximum that
         has a ``limit`` name, the message adds how to raise it.
+
+    Source: this module (the one integer check of every layer).
     """
     ok = not isinstance(value, bool) and isinstance(value, numbers.Integral)
     if ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
@@ -84,6 +92,8 @@ def check_real(value, who, name, *, minimum=None, maximum=None, strict=False) ->
     ------
     FreeprobValueError
         ``<who>: <name> must be a finite real number ≥ 0; got -1``.
+
+    Source: this module.
     """
     text = f"{subject(who, name)} must be a finite real number{_bound(minimum, maximum, strict)}"
     if isinstance(value, bool) or (isinstance(value, numbers.Complex)
@@ -106,6 +116,8 @@ def check_choice(value, allowed, who, name, *, hint=""):
     ------
     FreeprobValueError
         ``<who>: <name> must be one of ('a', 'b'); got 'c'`` (plus ``hint``).
+
+    Source: this module.
     """
     allowed = tuple(allowed)
     if not isinstance(value, str) or value not in allowed:
@@ -120,6 +132,9 @@ def as_fraction(value):
     rule of :func:`freeprob.core.params.as_exact`) and strings that are rational or decimal
     literals (``"1/3"``, ``"0.25"``, exponent at most 4 digits).  Booleans, non-finite
     floats, sympy objects and anything else give ``None``.
+
+    Raises nothing (``None`` for anything else).  Source: the float rule of
+    :func:`freeprob.core.params.as_exact`.
     """
     if isinstance(value, bool) or type(value).__module__.split(".")[0] == "sympy":
         return None
@@ -146,7 +161,10 @@ def as_fraction(value):
 
 def check_beta(beta, who, name="beta") -> float:
     """A float inverse temperature ``β``: finite and ``≥ 0`` (the sampler's rule; exact
-    and symbolic ``β`` are checked by :class:`freeprob.attention.architecture.Architecture`)."""
+    and symbolic ``β`` are checked by :class:`freeprob.attention.architecture.Architecture`).
+
+    Raises ``FreeprobValueError`` (non-real, non-finite or negative ``β``).  Source: [HK26]_ §2.
+    """
     return check_real(beta, who, name, minimum=0)
 
 
@@ -158,6 +176,8 @@ def parse_beta(beta, who, *, minimum, maximum, why="") -> Fraction:
     FreeprobValueError
         Not a number (``e.g. 1, 0.5 or 1/2``; a decimal exponent of more than 4 digits is
         named as such), or outside the range (``why`` says where the range comes from).
+
+    Source: [HK26]_ §2 (β), this module.
     """
     where = subject(who, "beta")
     b = as_fraction(beta)

@@ -63,7 +63,10 @@ SUBMODULES = frozenset(old.split(".")[1] for old in (*ALIASES, *SHIMS))
 
 
 def target(name: str) -> str | None:
-    """The new module path serving the old dotted ``name``, or ``None``."""
+    """The new module path serving the old dotted ``name``, or ``None``.
+
+    Raises nothing.  Source: this module (:data:`ALIASES`).
+    """
     for old, new in ALIASES.items():
         if name == old or name.startswith(old + "."):
             return new + name[len(old):]
@@ -93,6 +96,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the alias finder first on :data:`sys.meta_path` (once)."""
+    """Put the alias finder first on :data:`sys.meta_path` (once).
+
+    Raises nothing.  Source: :mod:`importlib` (meta path finders, PEP 451).
+    """
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder())

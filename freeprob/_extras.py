@@ -22,7 +22,10 @@ EXTRAS = {
 
 
 class MissingExtra(FreeprobValueError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
+    """An optional dependency is not installed; the message names the extra to install.
+
+    Source: this module; pyproject.toml (the extras).
+    """
 
 
 def require(module: str, extra: str):

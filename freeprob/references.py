@@ -61,5 +61,7 @@ def cite(key: str) -> str:
     ------
     KeyError
         ``key`` is not in :data:`REFERENCES`.
+
+    Source: this module.
     """
     return REFERENCES[key]

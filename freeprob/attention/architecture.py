@@ -39,7 +39,11 @@ _plain = as_fraction
 
 def exact(value, owner, name):
     """``value`` as an exact number: ``int``/``Fraction`` for rationals, else a sympy
-    expression (:func:`freeprob.core.params.as_exact`, imported only then)."""
+    expression (:func:`freeprob.core.params.as_exact`, imported only then).
+
+    Raises ``FreeprobValueError`` for a value that is not a number or expression (as
+    :func:`freeprob.core.params.as_exact`).  Source: this module (the rule of ``as_exact``).
+    """
     plain = _plain(value)
     if plain is not None:
         return plain
@@ -248,6 +252,8 @@ class Architecture:
         """The layer of ``n`` tokens and integer widths (``γ_K = h d_K/n`` ...).
 
         Raises ``FreeprobValueError`` for non-positive or non-integer sizes.
+
+        Source: [THEORY]_ §1 (ratios from sizes).
         """
         own = "Architecture.from_dimensions"
         vals = {k: Architecture._size(v, own, k)
@@ -260,7 +266,10 @@ class Architecture:
 
     @classmethod
     def from_dict(cls, data) -> "Architecture":
-        """The layer of :meth:`to_dict` (sizes or ratios; ``beta`` optional)."""
+        """The layer of :meth:`to_dict` (sizes or ratios; ``beta`` optional).
+
+        Raises ``FreeprobValueError`` as the constructor does.  Source: this module.
+        """
         data = dict(data)
         if "n" not in data:
             return Architecture(**data)
@@ -271,7 +280,10 @@ class Architecture:
 
     def to_dict(self) -> dict:
         """JSON-able fields: the sizes when built from them (``n, heads, d_k, d_v, d_o, d,
-        scheme, kv_groups``), else ``heads`` and the ratios (as text); ``beta`` when set."""
+        scheme, kv_groups``), else ``heads`` and the ratios (as text); ``beta`` when set.
+
+        Raises nothing.  Source: this module (the ``dims`` record of verify and the comparisons).
+        """
         if self.sized:
             out = dict(n=self.n, heads=self.heads, d_k=self.d_k, d_v=self.d_v, d_o=self.d_o, d=self.d,
                        scheme=self.scheme, kv_groups=self.kv_groups)
@@ -289,6 +301,8 @@ class Architecture:
         widths) unless a ratio ``gamma_*`` is changed; then, as for a layer given by its
         ratios, the result has ratios only.  Changing the scheme away from ``"gqa"``
         drops ``kv_groups``.
+
+        Raises ``FreeprobValueError`` as the constructor does.  Source: this module.
         """
         ratio_keys = ("heads", "gamma_k", "gamma_v", "gamma_o", "beta", "scheme", "kv_groups")
         unknown = set(changes) - set(ratio_keys) - {"n", "d_k", "d_v", "d_o", "d"}
@@ -317,7 +331,10 @@ class Architecture:
         return Architecture.from_dimensions(**kw)
 
     def with_beta(self, beta) -> "Architecture":
-        """This layer (sizes kept) at inverse temperature ``beta`` (an :class:`Architecture`)."""
+        """This layer (sizes kept) at inverse temperature ``beta`` (an :class:`Architecture`).
+
+        Raises ``FreeprobValueError`` for a negative or non-real ``beta``.  Source: [HK26]_ §2.
+        """
         if self.sized:
             return Architecture.from_dimensions(n=self.n, heads=self.heads, d_k=self.d_k, d_v=self.d_v,
                                                 d_o=self.d_o, d=self.d, beta=beta, scheme=self.scheme,
@@ -326,7 +343,10 @@ class Architecture:
 
     def ratios(self) -> "Architecture":
         """This layer without its sizes: what the limiting laws depend on (``h``, the ratios,
-        ``β`` and the scheme), e.g. as a cache key shared by all ``n`` with these ratios."""
+        ``β`` and the scheme), e.g. as a cache key shared by all ``n`` with these ratios.
+
+        Raises nothing.  Source: [THEORY]_ §1 (the laws depend on ratios only).
+        """
         return Architecture(heads=self.heads, gamma_k=self.gamma_k, gamma_v=self.gamma_v,
                             gamma_o=self.gamma_o, beta=self.beta, scheme=self.scheme,
                             kv_groups=self.kv_groups)
@@ -334,17 +354,26 @@ class Architecture:
     # -- derived quantities ---------------------------------------------------------------
     @property
     def sized(self) -> bool:
-        """True when the layer was built from sizes (``n``, ``d_k``, ... are set)."""
+        """True when the layer was built from sizes (``n``, ``d_k``, ... are set).
+
+        Raises nothing.  Source: this module.
+        """
         return self.n is not None
 
     @property
     def c_k(self):
-        """Per-head key ratio ``d_K/n = γ_K/h``."""
+        """Per-head key ratio ``d_K/n = γ_K/h``.
+
+        Raises nothing.  Source: [THEORY]_ §1.
+        """
         return _ratio(self.gamma_k, self.heads)
 
     @property
     def c_v(self):
-        """Per-head value ratio ``d_V/n = γ_V/h``."""
+        """Per-head value ratio ``d_V/n = γ_V/h``.
+
+        Raises nothing.  Source: [THEORY]_ §1.
+        """
         return _ratio(self.gamma_v, self.heads)
 
     @cached_property
@@ -354,44 +383,68 @@ class Architecture:
 
     @property
     def theta1(self):
-        """``θ1 = e^{β²} − 1`` (sympy), or the free symbol ``theta1`` when ``beta`` is None."""
+        """``θ1 = e^{β²} − 1`` (sympy), or the free symbol ``theta1`` when ``beta`` is None.
+
+        Raises nothing (β was checked by the constructor).  Source: [HK26]_ §3.
+        """
         return self._thetas[0]
 
     @property
     def theta2(self):
-        """``θ2 = β²`` (sympy), or the free symbol ``theta2`` when ``beta`` is None."""
+        """``θ2 = β²`` (sympy), or the free symbol ``theta2`` when ``beta`` is None.
+
+        Raises nothing.  Source: [HK26]_ §3.
+        """
         return self._thetas[1]
 
     @property
     def kappa(self):
-        """``κ = θ2/θ1``, the only way β enters the mean-normalised laws (theory.md §1)."""
+        """``κ = θ2/θ1``, the only way β enters the mean-normalised laws (theory.md §1).
+
+        Raises nothing.
+        """
         return self.theta2 / self.theta1
 
     @property
     def key_groups(self):
-        """Number of distinct key matrices (``h``, ``h_KV`` or 1)."""
+        """Number of distinct key matrices (``h``, ``h_KV`` or 1).
+
+        Raises nothing.  Source: [THEORY]_ §3.4–3.5.
+        """
         return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": 1,
                 "tied": self.heads}[self.scheme]
 
     @property
     def value_groups(self):
-        """Number of distinct value matrices (``h`` or ``h_KV``)."""
+        """Number of distinct value matrices (``h`` or ``h_KV``).
+
+        Raises nothing.  Source: [THEORY]_ §3.4–3.5.
+        """
         return {"independent": self.heads, "gqa": self.kv_groups, "shared_keys": self.heads,
                 "tied": self.heads}[self.scheme]
 
     def key_group_of_head(self):
-        """Index of the key matrix used by each head (``numpy`` int array of length ``h``)."""
+        """Index of the key matrix used by each head (``numpy`` int array of length ``h``).
+
+        Raises nothing.  Source: [THEORY]_ §3.4–3.5.
+        """
         import numpy as np
         return np.arange(self.heads) * self.key_groups // self.heads
 
     def value_group_of_head(self):
-        """Index of the value matrix used by each head (``numpy`` int array of length ``h``)."""
+        """Index of the value matrix used by each head (``numpy`` int array of length ``h``).
+
+        Raises nothing.  Source: [THEORY]_ §3.4–3.5.
+        """
         import numpy as np
         return np.arange(self.heads) * self.value_groups // self.heads
 
     def label(self) -> str:
         """Short text naming the layer, e.g. ``h=4 dK=64 dV=64 dO=256 gqa:2`` (sizes) or
-        ``h=4 γK=1 γV=1 γO=2 tied`` (ratios); ``β`` when set."""
+        ``h=4 γK=1 γV=1 γO=2 tied`` (ratios); ``β`` when set.
+
+        Raises nothing.  Source: this module.
+        """
         if self.sized:
             text = f"h={self.heads} dK={self.d_k} dV={self.d_v} dO={self.d_o}"
             if self.d != self.n:

@@ -154,6 +154,9 @@ class MpolyAlgebra:
 
     The FLINT context has the ``m`` parameters and, last, the series variable ``x``;
     coefficients are polynomials free of ``x``.
+
+    Raises ``ZeroDivisionError`` on division by zero.  Source: [KNU97]_ §4.7 (series
+    arithmetic), python-flint's ``fmpq_mpoly``.
     """
 
     def __init__(self, nvars: int):
@@ -177,7 +180,10 @@ class MpolyAlgebra:
 
     # -- packed series -----------------------------------------------------------
     def pack(self, polys):
-        """``Σ_k polys[k] x^k`` as one ``fmpq_mpoly`` (divide and conquer, in FLINT)."""
+        """``Σ_k polys[k] x^k`` as one ``fmpq_mpoly`` (divide and conquer, in FLINT).
+
+        Raises nothing.  Source: this module.
+        """
         polys = list(polys)
         if not polys:
             return self.ctx.constant(0)
@@ -194,7 +200,10 @@ class MpolyAlgebra:
 
     def unpack(self, P, n):
         """The coefficients ``[P_0, …, P_{n-1}]`` of ``x^k`` in the packed ``P`` (divide
-        and conquer: remainders and quotients by powers of ``x``, in FLINT)."""
+        and conquer: remainders and quotients by powers of ``x``, in FLINT).
+
+        Raises nothing.  Source: this module.
+        """
         out = [None] * n
         zero = self.ctx.constant(0)
 
@@ -229,7 +238,10 @@ class MpolyAlgebra:
     def mul_trunc(self, P, Q, n):
         """``P Q mod x^n``; for two long factors the low half only (split at ``h = ⌈n/2⌉``:
         ``A C + x^h (A D + B C) mod x^n`` with ``P = A + x^h B``, ``Q = C + x^h D``), which
-        skips the products of the discarded high half."""
+        skips the products of the discarded high half.
+
+        Raises nothing.  Source: [KNU97]_ §4.7.
+        """
         P, Q = self.trunc(P, n), self.trunc(Q, n)
         if P.is_zero() or Q.is_zero():
             return P * 0
@@ -243,7 +255,10 @@ class MpolyAlgebra:
         return self.trunc(A * C, n) + high * xh
 
     def inv_packed(self, q, n):
-        """``1/q mod x^n`` for a packed ``q`` with constant term 1 (Newton iteration)."""
+        """``1/q mod x^n`` for a packed ``q`` with constant term 1 (Newton iteration).
+
+        Raises ``ZeroDivisionError`` if the constant term is 0.  Source: [KNU97]_ §4.7 (Newton).
+        """
         Q = self.one_poly
         prec = 1
         while prec < n:
@@ -359,7 +374,10 @@ class MpolyAlgebra:
 
     def lagrange(self, h, n):
         """Reversion ``[0, 1, H_2, …, H_{n-1}]`` (polynomials) of ``y + Σ h[k-2] y^k``:
-        ``H_j = (1/j) [y^{j-1}] φ^j``, ``φ = y/h(y)``, baby-step giant-step."""
+        ``H_j = (1/j) [y^{j-1}] φ^j``, ``φ = y/h(y)``, baby-step giant-step.
+
+        Raises nothing.  Source: [KNU97]_ §4.7 (Lagrange inversion).
+        """
         zero = self.ctx.constant(0)
         N = n - 1                                   # the largest j
         if N < 1:

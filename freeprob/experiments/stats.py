@@ -25,7 +25,10 @@ __all__ = ["mean_interval", "finite_mean_interval", "MeanInterval"]
 @dataclass(frozen=True)
 class MeanInterval:
     """Sample mean of ``n`` values and the half-width of its confidence interval
-    (``half`` is ``None`` for ``n = 1``).  ``lo``/``hi`` are the interval ends."""
+    (``half`` is ``None`` for ``n = 1``).  ``lo``/``hi`` are the interval ends.
+
+    Source: the Student-t interval of :func:`mean_interval`.
+    """
 
     mean: float
     half: float | None
@@ -41,7 +44,10 @@ class MeanInterval:
         return None if self.half is None else self.mean + self.half
 
     def contains(self, value, slack=0.0):
-        """``|value − mean| ≤ half + slack`` (``False`` without an interval)."""
+        """``|value − mean| ≤ half + slack`` (``False`` without an interval).
+
+        Raises nothing.
+        """
         return self.half is not None and abs(float(value) - self.mean) <= self.half + slack
 
     def __format__(self, spec):
@@ -90,6 +96,9 @@ def mean_interval(values, level=0.95):
 
 def finite_mean_interval(values, level=0.95):
     """:func:`mean_interval` of the finite values among ``values`` (``None`` and NaN, e.g.
-    missing or failed seeds, dropped); ``None`` when no value is left."""
+    missing or failed seeds, dropped); ``None`` when no value is left.
+
+    Raises ``FreeprobValueError`` as :func:`mean_interval`.  Source: :func:`mean_interval`.
+    """
     v = [float(x) for x in values if x is not None and math.isfinite(x)]
     return mean_interval(v, level) if v else None

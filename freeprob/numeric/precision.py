@@ -21,6 +21,8 @@ def escalate(dps, attempt, failure, *, extra_bits=0):
 
     >>> escalate(10, lambda p1, p2: (p1, p2) if p1 > 100 else None, lambda: "no")
     (107, 174)
+
+    Source: this project's design (two evaluations at rising guard digits).
     """
     guard = GUARD_DPS
     while guard <= MAX_GUARD_DPS:
