@@ -271,6 +271,13 @@ class Architecture:
         Raises ``FreeprobValueError`` as the constructor does.  Source: this module.
         """
         data = dict(data)
+        allowed = {"heads", "gamma_k", "gamma_v", "gamma_o", "beta", "scheme", "kv_groups",
+                   "n", "d_k", "d_v", "d_o", "d"}
+        need = {"heads", "n", "d_k", "d_v", "d_o"} if "n" in data else {"heads", "gamma_k", "gamma_v", "gamma_o"}
+        if set(data) - allowed or need - set(data):
+            raise FreeprobValueError(
+                f"Architecture.from_dict: needs {sorted(need)} (optional: beta, scheme, kv_groups"
+                f"{', d' if 'n' in data else ''}); got keys {sorted(data)}")
         if "n" not in data:
             return Architecture(**data)
         if cls is Dimensions and data.get("beta") is None:

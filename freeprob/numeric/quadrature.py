@@ -146,13 +146,18 @@ class _Quadrature:
         Raises
         ------
         FreeprobValueError
-            ``dps`` invalid.
+            ``dps`` invalid, ``weight`` not callable, ``tol`` not a real number > 0.
         NotAvailable
             If the support is unbounded.
         PrecisionError
             If a boundary value of ``G`` cannot be certified.
         """
         dps = _check_dps(dps, "expectation")
+        if not callable(weight):
+            raise FreeprobValueError("AlgebraicCauchy.expectation: `weight` must be a function of an "
+                                     f"mpf x; got {type(weight).__name__}")
+        if not (isinstance(tol, int | float | mpmath.mpf) and not isinstance(tol, bool) and tol > 0):
+            raise FreeprobValueError(f"AlgebraicCauchy.expectation: `tol` must be a real number > 0; got {tol!r}")
         prec = self.working_prec(dps)
         sup = self.support(dps=dps + GUARD_DPS)
         ats = self.atoms(dps=dps + GUARD_DPS)
