@@ -166,17 +166,16 @@ def _add_verify(sub):
     p.defer(_verify_arguments)
 
 
-#: what the sampled experiments (verify, readout) import: (module, extra)
-_EXPERIMENT_EXTRAS = (("scipy", "sampler"), ("matplotlib", "plot"), ("dask", "sweep"),
-                      ("distributed", "sweep"), ("tqdm", "sweep"), ("threadpoolctl", "sweep"))
+#: the extras the sampled experiments (verify, readout) import (modules: freeprob._extras.EXTRAS)
+_EXPERIMENT_EXTRAS = ("sampler", "plot", "sweep")
 
 
 def _need_experiment_extras(command):
     """Refuse ``freeprob verify``/``readout`` in one line, before anything is imported or
     created, when an optional dependency they use is missing (a core-only install)."""
-    from freeprob._extras import MissingExtra, require
+    from freeprob._extras import EXTRAS, MissingExtra, require
     missing = []
-    for module, extra in _EXPERIMENT_EXTRAS:
+    for module, extra in ((m, e) for e in _EXPERIMENT_EXTRAS for m in EXTRAS[e]):
         try:
             require(module, extra)
         except MissingExtra:

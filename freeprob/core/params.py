@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import decimal
 import numbers
-import re
 from fractions import Fraction
 
 import flint
 import mpmath
 import sympy as sp
 
-from freeprob._checks import check_int
+from freeprob._checks import DECIMAL, RATIONAL, as_fraction, check_int
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["MAX_DPS", "MAX_ORDER", "as_exact", "check", "check_dps", "check_order", "check_unique"]
@@ -81,12 +80,7 @@ def dps_or_default(dps, who: str) -> int:
     return mpmath.mp.dps if dps is None else check_dps(dps, who)
 
 
-_RATIONAL = re.compile(r"[+-]?\d{1,4000}(/\d{1,4000})?")
-_DECIMAL = re.compile(r"[+-]?(\d{1,4000}(\.\d{0,4000})?|\.\d{1,4000})([eE][+-]?\d{1,4})?")
-
-
-def _float_to_rational(value) -> sp.Rational:
-    return sp.Rational(repr(float(value)))
+_RATIONAL, _DECIMAL = RATIONAL, DECIMAL      # the literals freeprob._checks.as_fraction reads
 
 
 def as_exact(value, owner: str, name: str) -> sp.Expr:
@@ -116,10 +110,8 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
     if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
         if not mpmath.isfinite(float(value)):
             raise FreeprobValueError(f"{where} must be finite; got {value!r}")
-        text = str(value)   # e.g. numpy.float32(0.1) prints as 0.1
-        if _DECIMAL.fullmatch(text) and float(type(value)(text)) == float(value):
-            return sp.Rational(text)
-        return _float_to_rational(value)
+        f = as_fraction(value)          # the one float rule: the decimal it prints as
+        return sp.Rational(f.numerator, f.denominator)
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise FreeprobValueError(f"{where} must be finite; got {value!r}")
@@ -134,10 +126,10 @@ def as_exact(value, owner: str, name: str) -> sp.Expr:
                 f"(exponent at most 4 digits); got {value!r} (pass sympy objects for symbols "
                 "and constants)"
             )
-        try:
-            return sp.Rational(text)
-        except (TypeError, ValueError, ZeroDivisionError) as exc:
-            raise FreeprobValueError(f"{where}: {value!r} is not a valid rational number") from exc
+        f = as_fraction(text)
+        if f is None:
+            raise FreeprobValueError(f"{where}: {value!r} is not a valid rational number")
+        return sp.Rational(f.numerator, f.denominator)
     if isinstance(value, sp.Basic):
         expr = value
         if expr.has(sp.Float):
