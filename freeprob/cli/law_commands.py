@@ -288,7 +288,10 @@ def add_law_commands(sub) -> None:
     p.add_argument("--dps", type=DPS_ARG, default=15,
                    help="certified significant digits (default 15)")
     p.add_argument("--csv", metavar="FILE", default=None,
-                   help="write x,density to FILE ('-': standard output)")
+                   help="write x,density to FILE ('-': standard output); with --ball also a radius column")
+    p.add_argument("--ball", action="store_true",
+                   help="prove each value: print the radius of a python-flint ball certified to contain "
+                        "the density (Krawczyk's test on the selected root; see the README, 'Certified')")
     p.add_argument("--plot", metavar="FILE.png", default=None,
                    help="draw the density (and atoms) to FILE.png, .pdf or .svg (matplotlib, Agg; '-': PNG "
                         "to standard output)")
@@ -303,6 +306,8 @@ def add_law_commands(sub) -> None:
                    help="correct significant digits of every edge, location and mass that is not "
                         "printed exactly (default 15); exact ones (1/2, 3 - 2*sqrt(2)) print as such")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    p.add_argument("--ball", action="store_true",
+                   help="also print a ball [mid +/- rad] proven to contain every edge, location and mass")
 
 
 # -- commands ----------------------------------------------------------------------------
@@ -510,12 +515,19 @@ def _density_command(args, out):
                                      "near the double-precision limit); "
                                      f"--grid reaches {top:.4g}: use --csv, or a grid within that range")
     dps = args.dps
-    ys = _density_values(law, xs, dps)
+    ball = getattr(args, "ball", False)
+    ys = _density_values(law, xs, dps, ball=ball)
+    rads = None
+    if ball:
+        rads = [_radius(y) for y in ys]
+        ys = [_arb_mid(y) for y in ys]
     xdps = _x_digits(xs, dps)
     text = " ".join(args.law.split())
     if args.csv is not None:
+        head = "x,density,radius\n" if ball else "x,density\n"
         write_output(args.csv, lambda fh: fh.writelines(
-            ["x,density\n"] + [f"{_xnum(x, xdps)},{mpmath.nstr(y, dps)}\n" for x, y in zip(xs, ys)]))
+            [head] + [f"{_xnum(x, xdps)},{mpmath.nstr(y, dps)}" + (f",{rads[i]}" if ball else "") + "\n"
+                      for i, (x, y) in enumerate(zip(xs, ys))]))
     if args.plot is not None:
         _plot(law, xs, ys, args.plot, text)
     if targets:
@@ -523,13 +535,34 @@ def _density_command(args, out):
         report = status_stream([p for _, p in targets]) if out is sys.stdout else out
         print(f"law: {text}; {len(xs)} points, {dps} digits; wrote {wrote}", file=report)
         return 0
-    print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits)", file=out)
+    print(f"law: {text}   (density of the absolutely continuous part, {dps} significant digits"
+          + ("; each value proven within the radius" if ball else "") + ")", file=out)
+    if ball:
+        rows = [(_xnum(x, xdps), mpmath.nstr(y, dps), r) for x, y, r in zip(xs, ys, rads)]
+        print(text_table(("x", "density", "radius"), rows, align="r", strip=False, pad_last=False), file=out)
+        return 0
     rows = [(_xnum(x, xdps), mpmath.nstr(y, dps)) for x, y in zip(xs, ys)]
     print(text_table(("x", "density"), rows, align="r", strip=False, pad_last=False), file=out)
     return 0
 
 
-def _density_values(law, xs, dps):
+def _arb_mid(b):
+    """The midpoint of a python-flint ``arb`` as an mpmath number (exact)."""
+    m = b.mid()
+    if not m.is_finite():
+        return mpmath.inf if m > 0 else -mpmath.inf
+    man, exp = m.man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def _radius(b):
+    """The radius of an ``arb`` (rounded up) as a short string: ``0`` for an exact value."""
+    if b.is_exact():
+        return "0"
+    return f"{float(b.rad()) * (1 + 2**-20):.2e}"
+
+
+def _density_values(law, xs, dps, ball=False):
     """``law.density(xs, dps=dps)``; a grid estimated to take longer than
     :data:`freeprob.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
     stderr (the same digits: each value is certified on its own; without tqdm, the ``sweep``
@@ -537,18 +570,18 @@ def _density_values(law, xs, dps):
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
 
     if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
-        return law.density(xs, dps=dps)
+        return law.density(xs, dps=dps, ball=ball)
     from freeprob._extras import MissingExtra, require
 
     try:
         tqdm = require("tqdm", "sweep").tqdm
     except MissingExtra:                  # the progress bar is optional: the same values without it
-        return law.density(xs, dps=dps)
+        return law.density(xs, dps=dps, ball=ball)
     step = -(-len(xs) // 100)
     ys = []
     with tqdm(total=len(xs), desc="density", unit="point", file=sys.stderr, dynamic_ncols=True) as bar:
         for i in range(0, len(xs), step):
-            ys.extend(law.density(xs[i:i + step], dps=dps))
+            ys.extend(law.density(xs[i:i + step], dps=dps, ball=ball))
             bar.update(len(xs[i:i + step]))
     return ys
 
@@ -591,12 +624,18 @@ def _support_command(args, out):
     intervals = law.support(dps=dps)
     atoms = law.atoms(dps=dps)
     text = " ".join(args.law.split())
+    balls = None
+    if getattr(args, "ball", False):
+        balls = (law.support(dps=dps, ball=True), law.atoms(dps=dps, ball=True))
     if args.format == "json":
         rec = {"law": text, "dps": dps,
                "intervals": [[str(a), str(b)] for a, b in intervals],
                "intervals_approx": [[_approx(a, dps), _approx(b, dps)] for a, b in intervals],
                "atoms": [[str(a), str(m)] for a, m in atoms],
                "atoms_approx": [[_approx(a, dps), _approx(m, dps)] for a, m in atoms]}
+        if balls is not None:
+            rec["intervals_ball"] = [[a.str(dps + 2), b.str(dps + 2)] for a, b in balls[0]]
+            rec["atoms_ball"] = [[a.str(dps + 2), m.str(dps + 2)] for a, m in balls[1]]
         print(json.dumps(rec, ensure_ascii=False, indent=1), file=out)
         return 0
     print(f"law: {text}", file=out)
@@ -609,6 +648,12 @@ def _support_command(args, out):
     print("atoms:" + ("" if atoms else " none"), file=out)
     for a, m in atoms:
         print(f"  at {a}: mass {m}   ≈ {_approx(m, dps)}", file=out)
+    if balls is not None:
+        print("proven enclosures (python-flint balls [mid +/- rad]):", file=out)
+        for a, b in balls[0]:
+            print(f"  interval [{a.str(dps + 2)}, {b.str(dps + 2)}]", file=out)
+        for a, m in balls[1]:
+            print(f"  atom at {a.str(dps + 2)}: mass {m.str(dps + 2)}", file=out)
     return 0
 
 

@@ -567,7 +567,7 @@ class Law:
     _dps = staticmethod(dps_or_default)     # the one dps policy (freeprob.core.params)
 
     @_no_raw_convergence_errors
-    def cauchy(self, z, *, dps=None):
+    def cauchy(self, z, *, dps=None, ball=False):
         r"""Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` at a complex point off the support.
 
         The branch is the one continued from ``G(z) ~ 1/z`` at infinity, certified at a
@@ -591,36 +591,59 @@ class Law:
             The law has no algebraic Cauchy equation.
         PrecisionError
             The digits could not be certified.
+
+        With ``ball=True`` the result is a python-flint ``acb`` (``arb`` for real ``z``)
+        that provably contains ``G(z)``, radius ``≤ 10^{-dps}·|G(z)|``, midpoint the plain
+        value (:mod:`freeprob.numeric.enclosure`).
         """
         dps = self._dps(dps, "cauchy")
-        return self._evaluator("cauchy").cauchy(z, dps=dps)
+        return self._evaluator("cauchy").cauchy(z, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def density(self, x, *, dps=None):
+    def density(self, x, *, dps=None, ball=False):
         r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
 
         ``x`` is a real number, or a sorted sequence of real numbers (evaluated together,
         reusing work between neighbouring points).  Exactly 0 outside the support.
 
+        With ``ball=True``: python-flint ``arb`` balls that provably contain the density
+        (an exact ``0`` outside the support), radius ``≤ 10^{-dps}·value``, midpoint the
+        plain value (:mod:`freeprob.numeric.enclosure`).
+
         Raises
         ------
         FreeprobValueError
             Complex ``x``; bad ``dps``; free symbols.
+        PrecisionError
+            The digits could not be certified (with ``ball=True``: the enclosure could not
+            be made that narrow; the message gives the width reached).
         """
         dps = self._dps(dps, "density")
         ev = self._evaluator("density")
         if isinstance(x, list | tuple):
-            return ev.density_grid(list(x), dps=dps)
-        return ev.density(x, dps=dps)
+            return ev.density_grid(list(x), dps=dps, ball=ball)
+        return ev.density(x, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def cdf(self, x, *, dps=None):
-        r"""Distribution function ``μ((−∞, x])`` (density integral plus atoms ≤ x)."""
+    def cdf(self, x, *, dps=None, ball=False):
+        r"""Distribution function ``μ((−∞, x])`` (density integral plus atoms ≤ x).
+
+        With ``ball=True``: a python-flint ``arb`` that provably contains ``F(x)``
+        (rigorous quadrature of ``G`` along a path in the upper half-plane, Cauchy's
+        theorem), radius ``≤ 10^{-dps}·F(x)``, midpoint the plain value.
+
+        Raises
+        ------
+        FreeprobValueError
+            Bad ``x`` or ``dps``; free symbols.
+        PrecisionError
+            The quadrature (or the enclosure) could not reach ``dps`` digits.
+        """
         dps = self._dps(dps, "cdf")
-        return self._evaluator("cdf").cdf(x, dps=dps)
+        return self._evaluator("cdf").cdf(x, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def quantile(self, p, *, dps=None):
+    def quantile(self, p, *, dps=None, ball=False):
         r"""Quantile ``Q(p) = inf{x : cdf(x) ≥ p}`` (the generalized inverse, as scipy's
         ``ppf``), for ``p`` in [0, 1].
 
@@ -639,28 +662,32 @@ class Law:
             The quadratures cannot be certified.
         """
         dps = self._dps(dps, "quantile")
-        return self._evaluator("quantile").quantile(p, dps=dps)
+        return self._evaluator("quantile").quantile(p, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def support(self, *, dps=None):
+    def support(self, *, dps=None, ball=False):
         r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
 
         Edges are exact (sympy algebraic numbers) where they are roots of the
         discriminant of the Cauchy equation with rational coefficients, else mpmath
-        numbers to ``dps`` digits.
+        numbers to ``dps`` digits.  With ``ball=True``: python-flint ``arb`` balls proven to
+        contain each edge (radius ``≤ 10^{-dps}·|edge|``).
         """
         dps = self._dps(dps, "support")
-        return self._evaluator("support").support(dps=dps)
+        return self._evaluator("support").support(dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def atoms(self, *, dps=None):
+    def atoms(self, *, dps=None, ball=False):
         r"""Atoms: a tuple of ``(location, mass)`` pairs, exact where possible.
 
         Candidate locations are the real zeros of the leading coefficient of the Cauchy
-        equation; the mass is ``lim (z − a) G(z)`` on the continued branch.
+        equation; the mass is ``lim (z − a) G(z)`` on the continued branch.  With
+        ``ball=True``: pairs of python-flint ``arb`` balls containing location and mass.
         """
         dps = self._dps(dps, "atoms")
         ev = self._evaluator("atoms")
+        if ball:
+            return ev.atoms(dps=dps, ball=True)
         known = self._zero_mass()
         if known is not None:
             # Atoms sit at real zeros of the leading coefficient of P in G.  When that is

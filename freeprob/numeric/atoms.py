@@ -34,7 +34,7 @@ class _Atoms:
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`atoms`, their masses,
     and the deflated law next to an atom."""
 
-    def atoms(self, *, dps=15):
+    def atoms(self, *, dps=15, ball=False):
         r"""Atoms ``(location, mass)`` of the law, ``mass = lim_{z→a} (z − a) G(z)``
         ([MS17]_ §3.1).
 
@@ -47,9 +47,13 @@ class _Atoms:
         -------
         tuple of (location, mass)
             Exact sympy numbers when the coefficients of ``P`` are rational, else mpf at
-            ``dps`` digits; sorted by location.
+            ``dps`` digits; sorted by location.  With ``ball=True``: pairs of python-flint
+            ``arb`` balls containing the location and the mass (the masses must be exact;
+            else :class:`NotAvailable`), radius ``≤ 10^{-dps}·|value|``.
         """
         dps = _check_dps(dps, "atoms")
+        if ball:
+            return self._ball_atoms(dps)
         if not self._rational:
             # exact locations and masses (e.g. in ℤ[e]) do not depend on dps: reuse them
             # rather than continuing G to each atom again at every precision

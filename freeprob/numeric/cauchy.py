@@ -86,6 +86,7 @@ from mpmath import libmp
 
 from freeprob.numeric.atoms import _Atoms
 from freeprob.numeric.boundary import _BoundaryValues
+from freeprob.numeric.enclosure import _Enclosures, _prec, ball_around
 from freeprob.numeric.exact import _ExactData
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
@@ -111,7 +112,7 @@ from freeprob.core.symbols import z as _z
 __all__ = ["AlgebraicCauchy", "GUARD_DPS", "MAX_GUARD_DPS"]
 
 
-class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
+class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosures):
     r"""Numeric Cauchy transform, density, support, atoms, cdf and quantiles of the law
     whose Cauchy transform solves ``P(G, z) = 0``.
 
@@ -218,7 +219,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         return row
 
     # -- public API -------------------------------------------------------------------
-    def cauchy(self, z, *, dps=15):
+    def cauchy(self, z, *, dps=15, ball=False):
         r"""The Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` ([MS17]_ §2.1).
 
         Parameters
@@ -239,8 +240,14 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
             (``G`` has a cut or a pole there: use :meth:`density`).
         PrecisionError
             If ``dps`` digits cannot be certified.
+
+        With ``ball=True``: a python-flint ``acb`` (``arb`` for real ``z``) that provably
+        contains ``G(z)``, radius ``≤ 10^{-dps}·|G(z)|``, midpoint the plain value
+        (:mod:`freeprob.numeric.enclosure`).
         """
         dps = _check_dps(dps, "cauchy")
+        if ball:
+            return self._ball_cauchy(z, dps)
         if isinstance(z, complex | mpmath.mpc) or (isinstance(z, sp.Basic) and z.is_real is not True):
             try:
                 zc = mpmath.mpc(complex(z)) if not isinstance(z, mpmath.mpc | sp.Basic) else z
@@ -276,6 +283,24 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
                 f"AlgebraicCauchy.cauchy: z = {xe} is real and in the support (branch cut); "
                 "pass a non-real z or use density")
         return _mpf(libmp.from_man_exp(v[0], v[2], libmp.dps_to_prec(dps), "n"))
+
+    @staticmethod
+    def _arb_const(value, prec):
+        from freeprob.numeric.enclosure import enclose
+        return enclose(value, prec)
+
+    @staticmethod
+    def _ball_checked(plain, b, dps, where):
+        """The ball ``b`` re-centred on the plain value; :class:`PrecisionError` if it is
+        wider than ``dps`` digits (the plain value and the enclosure disagree)."""
+        from freeprob.numeric.enclosure import _width, meets
+        if b.is_exact() and b == 0 and plain == 0:
+            return b
+        out = ball_around(plain, b)
+        if not meets(out, dps):
+            raise PrecisionError(f"AlgebraicCauchy.density: the enclosure at x = {where} reached "
+                                 f"relative width {_width(out)}, not 10^-{dps}")
+        return out
 
     def _cauchy_deflated(self, re, im, near, dps):
         """``G(z) = m/(z − a) + (1 − m) G_c(z)`` next to the atom ``(a, m) = near``, ``G_c``
@@ -380,7 +405,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         return escalate(dps, attempt,
                         lambda: f"AlgebraicCauchy.cauchy: no agreement to {dps} digits at z = {re} + {im}*I")
 
-    def density(self, x, *, dps=15):
+    def density(self, x, *, dps=15, ball=False):
         r"""Density of the absolutely continuous part, ``−Im G(x + i0)/π`` ([MS17]_ §2.1,
         Stieltjes inversion).
 
@@ -402,27 +427,46 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         FreeprobValueError
             ``x`` not a finite real number; ``dps`` invalid.
         PrecisionError
-            If ``dps`` digits cannot be certified.
+            If ``dps`` digits cannot be certified (or, with ``ball=True``, the enclosure
+            cannot be made that narrow).
+
+        With ``ball=True``: a python-flint ``arb`` that provably contains the density (an
+        exact ``0`` outside the support), radius ``≤ 10^{-dps}·|value|``, midpoint the
+        plain value (:mod:`freeprob.numeric.enclosure`).
         """
         dps = _check_dps(dps, "density")
         xe = _real_point(x, "density")
-        return self._density_exact_point(xe, dps)
+        return self._density_exact_point(xe, dps, ball=bool(ball))
 
-    def _density_exact_point(self, xe, dps, sel=None, resel=None):
+    def _density_exact_point(self, xe, dps, sel=None, resel=None, ball=False):
         if self._is_special(xe):
-            return self._density_special(xe, dps)
+            plain = self._density_special(xe, dps)
+            return self._ball_special_density(xe, dps, plain) if ball else plain
         near = self._near_atom(xe.xf)
         if near is not None:
             loc, mass = near
-            inner = self._deflated(_real_point(loc, "density"), mass).density(xe, dps=dps + 5)
+            inner = self._deflated(_real_point(loc, "density"), mass)
+            prec = _bits(dps + 10)
+            if ball:
+                ib = inner._density_exact_point(xe, dps + 5, ball=True)
+                with mpmath.workdps(dps):
+                    plain = +(mpmath.mpf(ib.mid()) * mpmath.mpf(_to_mpf(1 - mass, prec)))
+                with _prec(prec):
+                    prod = ib * self._arb_const(1 - mass, prec)
+                return self._ball_checked(plain, prod, dps, xe)
             with mpmath.workdps(dps):
-                return +(inner * mpmath.mpf(_to_mpf(1 - mass, _bits(dps + 10))))
-        kind, v, prec = self._boundary_value(xe, dps, sel, resel=resel)
+                return +(inner.density(xe, dps=dps + 5) * mpmath.mpf(_to_mpf(1 - mass, prec)))
+        found = self._boundary_value(xe, dps, sel, resel=resel, need="value" if ball else "density")
+        kind, v, prec = found
         if kind == "real":
-            return mpmath.mpf(0)
-        return _density_from_fixed(v, libmp.dps_to_prec(dps))
+            plain = mpmath.mpf(0)
+        else:
+            plain = _density_from_fixed(v, libmp.dps_to_prec(dps))
+        if not ball:
+            return plain
+        return self._ball_checked(plain, self._ball_density_value(xe, dps, found), dps, xe)
 
-    def density_grid(self, xs, *, dps=15):
+    def density_grid(self, xs, *, dps=15, ball=False):
         r"""The density at each point of a sorted sequence ``xs`` (same values as
         :meth:`density` pointwise).
 
@@ -435,9 +479,12 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         xs : sequence of real numbers, non-decreasing
         dps : int >= 1, keyword-only
 
+        ball : bool, keyword-only
+            Return python-flint ``arb`` enclosures (as :meth:`density` with ``ball=True``).
+
         Returns
         -------
-        list of mpmath.mpf
+        list of mpmath.mpf (list of arb with ``ball=True``)
 
         Raises
         ------
@@ -481,7 +528,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
             sel = None
             if self._near_atom(xf) is not None:       # the continuous part is evaluated
                 prev = None
-                out[i] = self._density_exact_point(xe, dps)
+                out[i] = self._density_exact_point(xe, dps, ball=ball)
                 continue
             plan = self._plan(xe)
             cur = None
@@ -519,7 +566,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
                                 got.append(r)
                                 return r
                         return None
-            out[i] = self._density_exact_point(xe, dps, sel, resel)
+            out[i] = self._density_exact_point(xe, dps, sel, resel, ball=ball)
             if resel is not None and got:
                 cur = (i, got[-1], True)
             prev = cur
@@ -582,7 +629,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         i = bisect.bisect_left(special, min(a, b) - 1e-12 * (1 + abs(a)))
         return i < len(special) and special[i] <= max(a, b) + 1e-12 * (1 + abs(b))
 
-    def support(self, *, dps=15):
+    def support(self, *, dps=15, ball=False):
         r"""Intervals ``(a, b)`` carrying the absolutely continuous part.
 
         Candidate edges are the real roots of the discriminant of ``P`` in ``G`` and of its
@@ -594,9 +641,14 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature):
         tuple of (a, b)
             Exact sympy algebraic numbers (rationals, radicals or ``CRootOf``) when the
             coefficients of ``P`` are rational, else mpf at ``dps`` digits; unbounded ends
-            are ``±oo`` (sympy) or ``±inf`` (mpmath).
+            are ``±oo`` (sympy) or ``±inf`` (mpmath).  With ``ball=True``: python-flint
+            ``arb`` balls certified to contain each edge (a real root of the square-free
+            special polynomial, :mod:`freeprob.numeric.enclosure`), radius
+            ``≤ 10^{-dps}·|edge|``; unbounded ends ``arb('±inf')``.
         """
         dps = _check_dps(dps, "support")
+        if ball:
+            return self._ball_support(dps)
         return self._memo(("support", None if self._rational else dps), lambda: self._support(dps))
 
     def _support(self, dps):

@@ -188,7 +188,7 @@ class _Quadrature:
                         err += e
             return total, err
 
-    def cdf(self, x, *, dps=15):
+    def cdf(self, x, *, dps=15, ball=False):
         r"""Distribution function ``F(x) = μ((−∞, x])``: the integral of the density
         (``mpmath.quad``, tanh-sinh, split at support edges and atoms, error estimate
         checked) plus the atoms ``≤ x``.
@@ -207,13 +207,20 @@ class _Quadrature:
         FreeprobValueError
             ``x`` not a finite real number; ``dps`` invalid.
         PrecisionError
-            If the quadrature error estimate exceeds ``10^{-dps}``.
+            If the quadrature error estimate exceeds ``10^{-dps}`` (with ``ball=True``: if
+            the enclosure cannot be made that narrow).
+
+        With ``ball=True``: a python-flint ``arb`` that provably contains ``F(x)`` (rigorous
+        integration of the certified boundary values, :mod:`freeprob.numeric.enclosure`),
+        radius ``≤ 10^{-dps}·F(x)``, midpoint the plain value.
         """
         dps = _check_dps(dps, "cdf")
         xe = _real_point(x, "cdf")
+        if ball:
+            return self._ball_cdf(xe, dps)
         return self._cdf(xe, dps)
 
-    def quantile(self, p, *, dps=15):
+    def quantile(self, p, *, dps=15, ball=False):
         r"""Quantile ``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's
         ``ppf``) for ``p`` in ``[0, 1]``.
 
@@ -232,11 +239,17 @@ class _Quadrature:
             ``p`` outside ``[0, 1]`` or not a real number; ``dps`` invalid.
         PrecisionError
             If the quadratures cannot be certified.
+
+        With ``ball=True``: a python-flint ``arb`` containing ``Q(p)``, proven by two
+        enclosed cdf values ``F(q − δ) < p ≤ F(q + δ)`` about the plain value ``q``
+        (its midpoint), ``δ = 10^{-dps-1}·|q|/2``.
         """
         dps = _check_dps(dps, "quantile")
         pe = _real_point(p, "quantile", "p")
         if not (0 <= pe.expr <= 1):
             raise FreeprobValueError(f"AlgebraicCauchy.quantile: `p` must be in [0, 1]; got {p!r}")
+        if ball:
+            return self._ball_quantile(pe, dps)
         prec = _bits(dps + GUARD_DPS)
         sup = self.support(dps=dps + GUARD_DPS)
         ats = self.atoms(dps=dps + GUARD_DPS)

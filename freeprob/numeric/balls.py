@@ -1,0 +1,317 @@
+"""Ball primitives for the enclosures of :mod:`freeprob.numeric.enclosure`: exact numbers
+as python-flint ``arb`` balls, widths, re-centring on a plain value, and Krawczyk's test.
+
+Knows nothing of Cauchy transforms: every function takes numbers, balls or coefficient
+lists.  Sources: python-flint / Arb (F. Johansson, *Arb: efficient arbitrary-precision
+midpoint-radius interval arithmetic*, IEEE Trans. Comput. 66 (2017)); S. M. Rump,
+*Verification methods: rigorous results using floating-point arithmetic*, Acta Numerica
+19 (2010) §8 (Krawczyk's operator); A. Neumaier, *Interval Methods for Systems of
+Equations* (1990) §2.3 (centred forms).
+"""
+from __future__ import annotations
+
+import flint
+import mpmath
+import sympy as sp
+
+from freeprob.errors import NotAvailable
+from freeprob.numeric.rootkernel import _Pt
+
+__all__ = ["enclose", "exact_arb", "meets", "ball_around", "acb_around", "krawczyk", "krawczyk_taylor"]
+
+arb, acb = flint.arb, flint.acb
+
+
+class _prec:
+    """``flint.ctx.prec`` set for a block and restored after it."""
+
+    def __init__(self, bits):
+        self.bits = int(bits)
+
+    def __enter__(self):
+        self.old = flint.ctx.prec
+        flint.ctx.prec = self.bits
+
+    def __exit__(self, *exc):
+        flint.ctx.prec = self.old
+
+
+# ---------------------------------------------------------------------------------------
+# exact numbers -> balls
+# ---------------------------------------------------------------------------------------
+def enclose(value, prec):
+    r"""An ``arb`` ball (at ``prec`` bits) that provably contains the exact real ``value``.
+
+    ``value``: an int, Fraction, mpmath ``mpf`` (exact binary value), a :class:`_Pt`, or a
+    sympy number built from rationals, ``e``, ``π``, ``exp``, ``log`` of positive numbers,
+    rational powers (radicals) and ``CRootOf`` (real roots of integer polynomials), with
+    ``+``, ``·``.
+
+    Raises :class:`NotAvailable` for other numbers (say which), :class:`FreeprobValueError`
+    for non-real ones.  Source: python-flint's ``arb`` (Johansson's Arb).
+    """
+    with _prec(prec):
+        out = _enclose(value)
+    if out is None:
+        raise NotAvailable(f"ball enclosures: cannot enclose the number {value} rigorously "
+                           "(supported: rationals, e, π, exp, log, radicals, CRootOf)")
+    return out
+
+
+def _enclose(v):
+    if isinstance(v, _Pt):
+        if v.num is not None:
+            if v.den & (v.den - 1) == 0:      # dyadic: exact, whatever the precision
+                return exact_arb(mpmath.mp.make_mpf(
+                    mpmath.libmp.from_man_exp(v.num, -(v.den.bit_length() - 1))))
+            return arb(v.num) / v.den
+        v = v.expr
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return arb(v)
+    if isinstance(v, mpmath.mpf):
+        return arb(v) if mpmath.isfinite(v) else None
+    if not isinstance(v, sp.Basic):
+        try:
+            v = sp.nsimplify(v, rational=True) if isinstance(v, float) else sp.sympify(v)
+        except (sp.SympifyError, TypeError):
+            return None
+    if isinstance(v, sp.Integer):
+        return arb(int(v))
+    if isinstance(v, sp.Rational):
+        return arb(int(v.p)) / int(v.q)
+    if v is sp.E:
+        return arb.const_e()
+    if v is sp.pi:
+        return arb.pi()
+    if isinstance(v, sp.exp):
+        a = _enclose(v.args[0])
+        return None if a is None else a.exp()
+    if isinstance(v, sp.log):
+        a = _enclose(v.args[0])
+        return None if a is None or not a > 0 else a.log()
+    if isinstance(v, sp.Add | sp.Mul):
+        parts = [_enclose(a) for a in v.args]
+        if any(p is None for p in parts):
+            return None
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + p if isinstance(v, sp.Add) else out * p
+        return out
+    if isinstance(v, sp.Pow) and isinstance(v.exp, sp.Rational):
+        b = _enclose(v.base)
+        if b is None:
+            return None
+        p, q = int(v.exp.p), int(v.exp.q)
+        if q != 1:
+            if b > 0:
+                b = b.root(q)
+            elif b < 0 and q % 2 == 1:
+                b = -((-b).root(q))
+            else:
+                return None
+        return b ** p if p >= 0 else 1 / b ** (-p)
+    if isinstance(v, sp.CRootOf):
+        return _enclose_rootof(v)
+    return None
+
+
+def _enclose_rootof(r):
+    """The ``r.index``-th real root of ``r.poly`` (sympy's order: real roots ascending)."""
+    poly = r.poly
+    if not (poly.domain.is_ZZ or poly.domain.is_QQ):
+        return None
+    cs = poly.all_coeffs()[::-1]
+    den = sp.ilcm(*[sp.Rational(c).q for c in cs])
+    fp = flint.fmpz_poly([int(sp.Rational(c) * den) for c in cs])
+    roots = sorted((c.real for c, _ in fp.complex_roots() if c.imag == 0 and c.imag.is_exact()),
+                   key=lambda b: b.mid())
+    return roots[r.index] if r.index < len(roots) else None
+
+
+def _arb_point(b):
+    """The midpoint of the arb ``b`` as an exact :class:`_Pt`."""
+    m = b.mid()
+    if m == 0:
+        return _Pt(0)
+    man, exp = m.man_exp()
+    man, exp = int(man), int(exp)
+    return _Pt(man << exp) if exp >= 0 else _Pt(man, 1 << -exp)
+
+
+def meets(b, dps):
+    """True if the ball ``b`` (arb or acb) has radius ``≤ 10^{-dps}·|mid|`` (each part of an
+    acb against the modulus), or is an exact number."""
+    if isinstance(b, acb):
+        if b.real.is_exact() and b.imag.is_exact():
+            return True
+        scale = abs(acb(b.mid()))
+        tol = scale * arb(10) ** (-dps)
+        return bool(b.real.rad() <= tol and b.imag.rad() <= tol)
+    if b.is_exact():
+        return True
+    return bool(b.rad() <= abs(arb(b.mid())) * arb(10) ** (-dps))
+
+
+def exact_arb(v):
+    """The mpf ``v`` as an exact ``arb`` (whatever ``flint.ctx.prec`` is)."""
+    if not isinstance(v, mpmath.mpf):
+        v = mpmath.mpf(v)
+    if not mpmath.isfinite(v):
+        return arb(v)
+    man = int(v._mpf_[1])
+    with _prec(max(man.bit_length() + 8, 64)):
+        out = arb(v)
+    return out
+
+
+def ball_around(mid, b, dps=None):
+    """An ``arb`` with midpoint ``mid`` (an mpf, e.g. the plain result) containing the ball
+    ``b``: the radius is ``|mid − b|`` rounded up."""
+    m = exact_arb(mid)
+    if b.is_exact() and b == m:
+        return m
+    bits = int(mid._mpf_[1]).bit_length() if isinstance(mid, mpmath.mpf) and mpmath.isfinite(mid) else 0
+    with _prec(max(flint.ctx.prec, bits + 16, 64)):
+        r = (b - m).abs_upper()
+        out = arb(m, r)
+    return out
+
+
+def acb_around(mid, b):
+    """``acb`` version of :func:`ball_around` (``mid`` an mpc)."""
+    mid = mpmath.mpc(mid) if not isinstance(mid, mpmath.mpc) else mid
+    return acb(ball_around(mid.real, b.real), ball_around(mid.imag, b.imag))
+
+
+def _width(b):
+    """Relative radius of an arb/acb, as a short string (for error messages)."""
+    if isinstance(b, acb):
+        s, r = abs(acb(b.mid())), max(b.real.rad(), b.imag.rad())
+    else:
+        s, r = abs(arb(b.mid())), b.rad()
+    try:
+        return f"{float(r / s) if s != 0 else float(r):.2e}"
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return "inf"
+
+
+# ---------------------------------------------------------------------------------------
+# Krawczyk's test
+# ---------------------------------------------------------------------------------------
+#: radii of the boxes tried by Krawczyk's test, in units of the Newton correction
+_RADII = (1.25, 1.6, 2, 2.5, 3.2, 4, 6, 10, 20, 50, 200)
+
+
+def _fdf(A, g):
+    """``(f(g), f'(g))`` for ``f = Σ A[k] g^k`` (Horner, ball arithmetic)."""
+    acc, dacc = A[-1], acb(0)
+    for k in range(len(A) - 2, -1, -1):
+        dacc = dacc * g + acc
+        acc = acc * g + A[k]
+    return acc, dacc
+
+
+def _fdf2(A, g):
+    """``(f(g), f'(g), f''(g))`` for ``f = Σ A[k] g^k`` (Horner, ball arithmetic)."""
+    acc, dacc, ddacc = A[-1], acb(0), acb(0)
+    for k in range(len(A) - 2, -1, -1):
+        ddacc = ddacc * g + 2 * dacc
+        dacc = dacc * g + acc
+        acc = acc * g + A[k]
+    return acc, dacc, ddacc
+
+
+def krawczyk_taylor(Pi, d, c):
+    r"""Krawczyk's test over a parameter ball ``t = m + δ``, ``δ ∈ d``, with the polynomial
+    expanded exactly in ``δ``: ``f(g; m + δ) = Σ_i δ^i P_i(g)``, ``Pi[i]`` the coefficient
+    lists of ``P_i`` (point coefficients: exact Taylor shifts of the rows to ``m``).
+
+    ``f(c; t) ∈ Σ_i d^i P_i(c)`` and ``f'(B; t) ∈ Σ_i d^i (P_i'(c) + (B − c) P_i''(B))``: the
+    widths are those of the true terms, not of coefficient balls added up.  Returns the
+    enclosure ``K ⊂ int B`` of the unique root in ``B`` of every ``f(·; t)``, or ``None``;
+    ``c`` must be an accurate root of ``P_0``.  Source: Rump, Acta Numerica 19 (2010) §8;
+    Neumaier, *Interval Methods for Systems of Equations* (1990) §2.3 (centred forms).
+    """
+    c = acb(c.mid())
+    vals = [_fdf2(P, c) for P in Pi]
+    fc = acb(0)
+    for i in range(len(Pi) - 1, -1, -1):
+        fc = fc * d + vals[i][0]
+    dfm = vals[0][1]
+    if not (fc.is_finite() and dfm.is_finite()):
+        return None
+    dm = acb(dfm.mid())
+    if dm == 0:
+        return None
+    Y = acb((1 / dm).mid())
+    delta = Y * fc
+    prec = flint.ctx.prec
+    r0 = max(arb(delta.real.abs_upper()), arb(delta.imag.abs_upper()))
+    scale = max(arb(abs(c.mid()).upper()), arb(1))
+    floor = scale * arb(2) ** (8 - prec)
+    for factor in _RADII:
+        r = max(factor * r0, floor)
+        ra = arb(r.upper() if not r.is_exact() else r)
+        B = acb(arb(c.real, ra), arb(c.imag, ra))
+        hB = B - c
+        dB = acb(0)
+        for i in range(len(Pi) - 1, -1, -1):
+            _, _, dd = _fdf2(Pi[i], B)
+            dB = dB * d + (vals[i][1] + hB * dd)
+        K = c - delta + (1 - Y * dB) * hB
+        if K.is_finite() and B.contains_interior(K):
+            return K
+    return None
+
+
+def krawczyk(A, c, *, newton=True):
+    r"""Enclosure of the unique root of ``f(g) = Σ_k A[k] g^k`` next to ``c``, or ``None``.
+
+    ``A``: ``acb`` coefficients (balls: every polynomial with coefficients in them has the
+    property proven), ``c``: an approximate root (acb, its midpoint is used).  With
+    ``newton`` the centre is first refined by Newton steps at the current precision.
+    With real coefficients (imaginary parts exactly 0) a centre on the real axis gives a
+    box symmetric about it, so that a success also proves the root real (the conjugate of
+    a root is a root, and there is only one in the box).
+
+    Returns the ``acb`` ``K`` with ``K ⊂ int B``, or ``None`` if the test fails for every box
+    tried.  Source: Rump, Acta Numerica 19 (2010) §8 (Krawczyk operator).
+    """
+    c = acb(c.mid()) if isinstance(c, acb) else acb(c)
+    real = c.imag == 0 and all(a.imag == 0 and a.imag.is_exact() for a in A)
+    prec = flint.ctx.prec
+    if newton:
+        for _ in range(60):
+            fc, dfc = _fdf([acb(a.mid()) for a in A], c)
+            if not dfc.is_finite() or dfc == 0:
+                break
+            step = acb((fc / dfc).mid())
+            if real:
+                step = acb(step.real.mid())
+            c = acb((c - step).mid())
+            if step == 0 or abs(step.mid()) <= abs(c.mid()) * arb(2) ** (4 - prec):
+                break
+    fc, dfc = _fdf(A, c)
+    if not (fc.is_finite() and dfc.is_finite()):
+        return None
+    dm = acb(dfc.mid())
+    if dm == 0:
+        return None
+    Y = acb((1 / dm).mid())
+    delta = Y * fc
+    r0 = max(arb(delta.real.abs_upper()), arb(delta.imag.abs_upper()))
+    scale = max(arb(abs(c.mid()).upper()), arb(1)) if not c == 0 else arb(1)
+    floor = scale * arb(2) ** (8 - prec)
+    for factor in _RADII:
+        r = max(factor * r0, floor)
+        ra = arb(r.upper() if not r.is_exact() else r)
+        B = acb(arb(c.real, ra), arb(0, ra) if real else arb(c.imag, ra))
+        _, dB = _fdf(A, B)
+        K = c - delta + (1 - Y * dB) * (B - c)
+        if K.is_finite() and B.contains_interior(K):
+            if real:
+                K = acb(K.real, 0)
+            return K
+    return None

@@ -1,0 +1,185 @@
+"""Ball enclosures (issue 17): every ``ball=True`` result contains a reference computed at
+twice the digits, meets its width, and has the plain result as its midpoint.
+
+Laws: the families, every operation, and the attention laws (ℤ[e] coefficients, an atom
+at 0).  Source of the method: freeprob/numeric/enclosure.py (Krawczyk's test, rigorous
+quadrature along a path in the upper half-plane).
+"""
+from fractions import Fraction
+
+import flint
+import mpmath
+import pytest
+import sympy as sp
+
+from freeprob import (
+    CompoundFreePoisson,
+    Dirac,
+    FreePoisson,
+    MarchenkoPastur,
+    Semicircle,
+    dilate,
+    free_add,
+    free_mul,
+    mixture,
+    pushforward,
+    shift,
+)
+from freeprob.attention import Architecture, head_output_law, output_law
+from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.numeric import enclosure
+from freeprob.numeric.enclosure import exact_arb, meets
+from freeprob.symbols import x as X
+
+arb, acb = flint.arb, flint.acb
+
+
+def _laws():
+    sc = Semicircle(0, 1)
+    return {
+        "semicircle": sc,
+        "marchenko_pastur": MarchenkoPastur(Fraction(1, 2)),
+        "free_poisson_atom": FreePoisson(Fraction(1, 2)),
+        "compound": CompoundFreePoisson(2, MarchenkoPastur(1)),
+        "free_add": free_add(sc, MarchenkoPastur(1)),
+        "free_mul": free_mul(FreePoisson(2), FreePoisson(3)),
+        "dilate_shift": shift(dilate(MarchenkoPastur(Fraction(1, 3)), 2), -1),
+        "mixture_irrational_atom": mixture([Dirac(sp.sqrt(2)), sc], [Fraction(1, 3), Fraction(2, 3)]),
+        "pushforward": pushforward(sc, X**2 + X),
+        "head_output_e": head_output_law(Architecture(heads=2, gamma_k=Fraction(1, 2),
+                                                      gamma_v=Fraction(1, 2), gamma_o=1, beta=1)),
+        "output_law_e": output_law(Architecture(heads=4, gamma_k=Fraction(1, 2),
+                                                gamma_v=Fraction(1, 2), gamma_o=1, beta=1)),
+    }
+
+
+LAWS = _laws()
+DPS = 20
+
+
+def _ref_ball(value, dps):
+    """The reference (an mpf at ``dps`` digits, or an exact sympy number) as a ball of its
+    own accuracy."""
+    if isinstance(value, sp.Basic):
+        return enclosure.enclose(value, 4 * dps + 40)
+    with enclosure._prec(4 * dps + 40):
+        m = exact_arb(value)
+        return arb(m, abs(m) * arb(10) ** (-dps) + arb(10) ** (-2 * dps - 5))
+
+
+def _points(law):
+    a, b = law.support(dps=40)[0]
+    a, b = float(sp.N(a, 30)), float(sp.N(b, 30))
+    return [Fraction(a + (b - a) * k / 7).limit_denominator(10**6) for k in (1, 3)]
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_density_enclosure_contains_reference_and_meets_width(name):
+    law = LAWS[name]
+    for x in _points(law):
+        b = law.density(x, dps=DPS, ball=True)
+        assert isinstance(b, arb)
+        assert meets(b, DPS), (name, x, b)
+        ref = law.density(x, dps=2 * DPS)
+        assert b.contains(_ref_ball(ref, 2 * DPS)), (name, x, b, ref)
+        # the plain value is the midpoint
+        assert exact_arb(law.density(x, dps=DPS)) == arb(b.mid())
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_cauchy_and_support_enclosures(name):
+    law = LAWS[name]
+    z = sp.Rational(1, 2) + sp.I / 3
+    b = law.cauchy(z, dps=DPS, ball=True)
+    assert isinstance(b, acb) and meets(b, DPS)
+    ref = law.cauchy(z, dps=2 * DPS)
+    assert b.real.contains(_ref_ball(ref.real, 2 * DPS)) and b.imag.contains(_ref_ball(ref.imag, 2 * DPS))
+    sup = law.support(dps=DPS, ball=True)
+    ref_sup = law.support(dps=2 * DPS)
+    assert len(sup) == len(ref_sup)
+    for (a, c), (ra, rc) in zip(sup, ref_sup):
+        for e, r in ((a, ra), (c, rc)):
+            if isinstance(r, sp.Basic) and r.is_infinite or not isinstance(r, sp.Basic) and not mpmath.isfinite(r):
+                assert not e.is_finite()
+                continue
+            assert meets(e, DPS) and e.contains(_ref_ball(r, 2 * DPS)), (name, e, r)
+    for (loc, m), (rl, rm) in zip(law.atoms(dps=DPS, ball=True), law.atoms(dps=2 * DPS)):
+        assert loc.contains(_ref_ball(rl, 2 * DPS)) and m.contains(_ref_ball(rm, 2 * DPS))
+
+
+def test_density_outside_the_support_is_an_exact_zero_ball():
+    law = LAWS["semicircle"]
+    b = law.density(3, dps=50, ball=True)
+    assert b.is_exact() and b == 0
+    assert law.density(Fraction(1, 3), dps=60, ball=True).rad() < arb(10) ** -60
+
+
+def test_density_grid_with_balls_matches_pointwise():
+    law = LAWS["output_law_e"]
+    xs = [Fraction(k, 4) for k in range(1, 12)]
+    grid = law.density(xs, dps=DPS, ball=True)
+    for x, b in zip(xs, grid):
+        ref = law.density(x, dps=2 * DPS)
+        assert meets(b, DPS) and b.contains(_ref_ball(ref, 2 * DPS)), (x, b, ref)
+
+
+@pytest.mark.parametrize("name,x", [
+    ("semicircle", Fraction(1, 2)),
+    ("mixture_irrational_atom", Fraction(3, 2)),       # the atom √2 lies on the way
+    ("free_poisson_atom", Fraction(1, 2)),             # an atom at 0
+    ("dilate_shift", Fraction(1, 5)),
+])
+def test_cdf_enclosure_contains_reference(name, x):
+    law = LAWS[name]
+    b = law.cdf(x, dps=15, ball=True)
+    assert meets(b, 15)
+    ref = law.cdf(x, dps=30)
+    assert b.contains(_ref_ball(ref, 30)), (name, b, ref)
+    assert exact_arb(law.cdf(x, dps=15)) == arb(b.mid())
+
+
+def test_cdf_enclosure_matches_the_semicircle_closed_form_at_40_digits():
+    b = LAWS["semicircle"].cdf(Fraction(1, 2), dps=40, ball=True)
+    with mpmath.workdps(60):
+        x = mpmath.mpf(1) / 2
+        exact = (x * mpmath.sqrt(4 - x * x) / 2 + 2 * mpmath.asin(x / 2)) / (2 * mpmath.pi) + mpmath.mpf(1) / 2
+    assert b.contains(_ref_ball(exact, 55)) and meets(b, 40)
+
+
+def test_quantile_enclosure_brackets_the_closed_form():
+    law = LAWS["semicircle"]
+    b = law.quantile(Fraction(1, 2), dps=15, ball=True)       # the median is 0
+    assert b.contains(0) and b.rad() <= 2 * arb(10) ** -15    # digits against the extent 2
+    q = law.quantile(Fraction(3, 4), dps=15, ball=True)
+    ref = law.quantile(Fraction(3, 4), dps=30)
+    assert q.contains(_ref_ball(ref, 30)) and meets(q, 15)
+
+
+def test_krawczyk_proves_realness_and_refuses_a_double_root():
+    # x^2 - 2: a real root next to 1.4, enclosed with imaginary part exactly 0
+    with enclosure._prec(200):
+        A = [acb(-2), acb(0), acb(1)]
+        K = enclosure.krawczyk(A, acb(1.4))
+        assert K.imag == 0 and K.real.contains(arb(2).sqrt())
+        # (x - 1)^2: no box holds exactly one root, the test fails
+        assert enclosure.krawczyk([acb(1), acb(-2), acb(1)], acb(1.01)) is None
+
+
+def test_an_enclosure_that_cannot_be_narrowed_raises_precision_error(monkeypatch):
+    law = Semicircle(0, 1)
+    ev = law._evaluator("density")
+
+    def wide(A, c, **kw):       # a root enclosure that never gets narrower than 1e-10
+        with enclosure._prec(64):
+            return acb(arb(acb(c).real.mid(), 1e-10), arb(acb(c).imag.mid(), 1e-10))
+    monkeypatch.setattr(enclosure, "krawczyk", wide)
+    with pytest.raises(PrecisionError, match="width reached"):
+        ev.density(Fraction(1, 3), dps=30, ball=True)
+
+
+def test_ball_results_refuse_what_they_cannot_prove():
+    law = LAWS["semicircle"]
+    with pytest.raises(NotAvailable, match="cannot enclose"):
+        enclosure.enclose(sp.zeta(3), 100)
+    with pytest.raises(NotAvailable, match="non-real z|special point"):
+        law.cauchy(2, ball=True)
