@@ -34,6 +34,7 @@ import mpmath
 
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.core.params import dps_or_default
+from freeprob.numeric.rootkernel import _bracketed_root
 from freeprob.laws.law import Law
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
@@ -471,8 +472,9 @@ def time_to_loss(law, eps, *, dps=None):
         Evaluation failed, or ``L(t)/L(0)`` is still above ``ε`` at ``t = 10⁶``.
 
     Method: quadrupling ``t`` until ``L(t) < ε``, then the Illinois (bracketing regula falsi)
-    root finder on ``L(t) − ε`` with :func:`gradient_flow_loss` (density route) at
-    ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is unique.
+    root finder of ``mpmath.findroot`` on ``L(t) − ε`` with :func:`gradient_flow_loss`
+    (density route) at ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is
+    unique.
 
     Source: docs/theory.md §4.
     """
@@ -491,32 +493,15 @@ def time_to_loss(law, eps, *, dps=None):
     f = lambda tt: _laplace(law, [tt], work, "density", who)[0] - e  # noqa: E731
     lo, hi = mpmath.mpf(0), mpmath.mpf(1)
     with mpmath.workdps(work):
-        fhi = f(hi)
+        flo, fhi = 1 - e, f(hi)                  # L(0) = 1
         while fhi > 0:
-            lo, hi = hi, 4 * hi
+            lo, flo, hi = hi, fhi, 4 * hi
             if hi > 10 ** 6:
                 raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
             fhi = f(hi)
-        flo = 1 - e                               # L(0) = 1
-        side = 0
-        for _ in range(200):                      # Illinois: regula falsi, halving a stale end
-            t = (lo * fhi - hi * flo) / (fhi - flo)
-            if not lo < t < hi:
-                t = (lo + hi) / 2
-            ft = f(t)
-            if ft > 0:
-                lo, flo = t, ft
-                if side == 1:
-                    fhi /= 2
-                side = 1
-            else:
-                hi, fhi = t, ft
-                if side == -1:
-                    flo /= 2
-                side = -1
-            if hi - lo <= mpmath.mpf(10) ** (-dps - 2) * hi or ft == 0:
-                break
-        else:
+        t = _bracketed_root(f, lo, hi, mpmath.mpf(10) ** (-dps - 2) * min(1, hi),
+                            known=((lo, flo), (hi, fhi)))
+        if t is None:
             raise PrecisionError(f"{who}: the root finder did not converge")
     with mpmath.workdps(dps):
         return +t

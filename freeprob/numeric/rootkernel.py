@@ -3,8 +3,10 @@ module docstring).
 
 Precision helpers and constants, exact real points (:class:`_Pt`), polynomial
 evaluation, Newton's method and Taylor shifts in Python complex or mpmath arithmetic,
-Fujiwara separation bounds ([FUJ16]_), the :class:`_Kernel` of coefficient rows, the fixed-point
-Newton polisher (:func:`_polish`) and its helpers, and the exact algebra on ``P``
+Fujiwara separation bounds ([FUJ16]_), the :class:`_Kernel` of coefficient rows (its
+python-flint ``acb`` twin is in :mod:`freeprob.numeric.acbkernel`), the fixed-point
+Newton polisher (:func:`_polish`) and its helpers, the bracketed root finder
+(:func:`_bracketed_root`, ``mpmath.findroot``), and the exact algebra on ``P``
 (branch factor at infinity, real roots of univariate polynomials).
 """
 from __future__ import annotations
@@ -280,6 +282,16 @@ def _log2abs(v):
     if isinstance(v, complex | float | int):
         a = abs(v)
         return math.log2(a) if a else -math.inf
+    if isinstance(v, flint.acb | flint.arb):       # as for mpc, from the midpoints
+        best, n = -math.inf, 0
+        for part in ((v.real, v.imag) if isinstance(v, flint.acb) else (v,)):
+            man, exp = part.mid().man_exp()
+            if man:
+                man = abs(int(man))
+                bc, n = man.bit_length(), n + 1
+                best = max(best, int(exp) + bc + math.log2(man / (1 << bc)) if bc < 1000
+                           else int(exp) + bc)
+        return best + (0.5 if n == 2 else 0)
     parts = (v.real._mpf_, v.imag._mpf_) if isinstance(v, mpmath.mpc) else (v._mpf_,)
     best = -math.inf
     for sign, man, exp, bc in parts:
@@ -317,6 +329,8 @@ def _fujiwara_lower(c):
         return math.inf
     if isinstance(c[0], complex | float | int):
         return 2.0 ** (-lg - 1)
+    if isinstance(c[0], flint.acb):
+        return flint.arb((int(2.0 ** (53 - (lg % 1))), -int(lg // 1) - 1 - 53))
     return mpmath.ldexp(mpmath.mpf(2.0 ** (-(lg % 1))), -int(lg // 1) - 1)
 
 
@@ -537,6 +551,34 @@ def _density_from_fixed(v, prec):
     im = libmp.from_man_exp(-v[1], v[2])
     pi = libmp.mpf_pi(prec + 20 + max(0, (abs(v[1]).bit_length())))
     return _mpf(libmp.mpf_div(im, pi, prec, "n"))
+
+
+def _bracketed_root(f, lo, hi, tol, maxsteps=200, known=()):
+    """A root of the real function ``f`` in the bracket ``[lo, hi]`` (``f(lo)``, ``f(hi)``
+    of opposite signs, mpf ends) by ``mpmath.findroot`` with the Illinois solver (regula
+    falsi halving the value kept at a stale end: a bracket is kept at every step).
+
+    Stops when the last bracket is shorter than ``tol·max(1, |x|)`` or when
+    ``|f(x)| < tol`` (mpmath's rules; ``verify=False``: the value of ``f`` at the root is
+    the caller's to judge), at the working precision (findroot adds 20 bits).  Returns the
+    mpf root, or ``None`` when ``maxsteps`` steps did not converge (the caller raises its
+    own error).  ``known``: pairs ``(x, f(x))`` already computed (e.g. at the bracket ends), not
+    evaluated again.  Exceptions raised by ``f`` propagate.
+
+    Source: mpmath's ``findroot`` (``solver='illinois'``), Dowell & Jarratt (1971).
+    """
+    calls = [0]
+    seen = dict(known)
+
+    def g(x):
+        """``f``, or the value already known at ``x``."""
+        if x in seen:
+            return seen[x]
+        calls[0] += 1                   # one new evaluation per step
+        return f(x)
+    x = mpmath.findroot(g, (lo, hi), solver="illinois", tol=tol, maxsteps=maxsteps,
+                        verify=False)
+    return None if calls[0] >= maxsteps else x
 
 
 # ---------------------------------------------------------------------------------------
