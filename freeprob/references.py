@@ -39,6 +39,14 @@ r"""The one bibliography of freeprob.  Docstrings cite these by key, ``[HK26]_``
    algebraischen Gleichung, Tôhoku Math. J. 10 (1916), 167–171.
 .. [BCSS98] L. Blum, F. Cucker, M. Shub, S. Smale, *Complexity and Real Computation*,
    Springer (1998).
+.. [RUM10] S. M. Rump, Verification methods: rigorous results using floating-point
+   arithmetic, Acta Numerica 19 (2010), 287–449.
+.. [NEU90] A. Neumaier, *Interval Methods for Systems of Equations*, Cambridge University
+   Press (1990).
+.. [JOH17] F. Johansson, Arb: efficient arbitrary-precision midpoint-radius interval
+   arithmetic, IEEE Trans. Comput. 66 (2017), 1281–1292.
+.. [JOH18] F. Johansson, Numerical integration in arbitrary-precision ball arithmetic,
+   Mathematical Software – ICMS 2018, LNCS 10931 (2018), 255–263.
 """
 from __future__ import annotations
 

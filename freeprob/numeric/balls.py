@@ -2,11 +2,8 @@
 as python-flint ``arb`` balls, widths, re-centring on a plain value, and Krawczyk's test.
 
 Knows nothing of Cauchy transforms: every function takes numbers, balls or coefficient
-lists.  Sources: python-flint / Arb (F. Johansson, *Arb: efficient arbitrary-precision
-midpoint-radius interval arithmetic*, IEEE Trans. Comput. 66 (2017)); S. M. Rump,
-*Verification methods: rigorous results using floating-point arithmetic*, Acta Numerica
-19 (2010) §8 (Krawczyk's operator); A. Neumaier, *Interval Methods for Systems of
-Equations* (1990) §2.3 (centred forms).
+lists.  Sources: python-flint / Arb [JOH17]_; Krawczyk's operator [RUM10]_ §8; centred
+forms [NEU90]_ §2.3 (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 

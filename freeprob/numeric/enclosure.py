@@ -13,8 +13,7 @@ What is proven, and what is not
 * **Which root.** The branch is selected as in the plain path (continuation from
   ``G ~ 1/z`` at infinity, :mod:`freeprob.numeric.cauchy`); that selection is numerical.
   Everything after it is proven.
-* **The root.** Krawczyk's test ([Rump10]_ §8; Moore, Kearfott & Cloud, *Introduction to
-  Interval Analysis*, §8.2) on a box ``B`` about the polished root ``c`` of
+* **The root.** Krawczyk's test ([RUM10]_ §8) on a box ``B`` about the polished root ``c`` of
   ``f(g) = P(g, t)``, for every ``t`` in a parameter ball ``T``:
   ``K = c − Y·f(c) + (1 − Y·f'(B))·(B − c) ⊂ int B`` (``Y ≈ 1/f'(c)``) proves that each
   ``f(·, t)`` has exactly one root in ``B``, and that it lies in ``K``.  The coefficients of
@@ -25,19 +24,21 @@ What is proven, and what is not
 * **Edges and atoms.** Exact sympy edges/locations/masses are enclosed directly;
   numerical edges (irrational coefficients) are certified as real roots of the square-free
   special polynomial (discriminant × leading coefficient) by the same test.
-* **cdf.** ``F(x) = Σ_{a ≤ x} m_a + ∫ density``: python-flint's rigorous integration
-  (``acb.integral``, Gauss–Legendre with error bounds from enclosures of the integrand on
-  ellipses around each subinterval, Petras' algorithm as implemented by Johansson [Joh18]_)
-  of ``G(t + i0)``, whose imaginary part is ``−π·density``.  The integrand on a complex ball
-  is the Krawczyk enclosure above; where it fails (next to an edge, a branch point) the
-  integrator subdivides and finally uses the crude bound ``|g| ≤ 1 + max_k |A_k/A_d|``
-  (Cauchy's root bound) on a short segment.  Pieces next to an atom use the deflated law.
+* **cdf.** By Cauchy's theorem in the upper half-plane, where ``G`` is analytic,
+  ``F(x) = −(1/π)·Im ∫_γ G(w) dw`` along ``γ: a' → a' + iH → x + iH → x`` (``a'`` left of
+  every special point and atom, so that ``F(a') = 0``; atoms on the way are included).
+  python-flint's rigorous integration (``acb.integral``: Gauss–Legendre with error bounds
+  from enclosures of the integrand on ellipses around each subinterval [JOH18]_) takes
+  as integrand on a complex ball the Krawczyk enclosure of the root over that ball
+  (:func:`~freeprob.numeric.balls.krawczyk_taylor`); where it fails the integrator
+  subdivides.  The path keeps away from the complex roots of the discriminant.  An atom
+  at ``x`` is split off (``F = m + (1 − m)·F_c``, the deflated law); at a support edge the
+  value of the adjacent gap is used.
 * **Quantile.** ``Q(p)`` is enclosed by two certified values of the cdf bracketing ``p``.
 
-References: [MS17]_ §2.1 (Stieltjes inversion); S. M. Rump, *Verification methods:
-rigorous results using floating-point arithmetic*, Acta Numerica 19 (2010) §8 [Rump10];
-F. Johansson, *Numerical integration in arbitrary-precision ball arithmetic*, ICMS 2018
-[Joh18] (:mod:`freeprob.references`).
+References: [MS17]_ §2.1 (Stieltjes inversion); [RUM10]_ §8 (Krawczyk's operator);
+[NEU90]_ §2.3 (centred forms); [JOH17]_ (arb); [JOH18]_ (rigorous integration)
+(:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
