@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 
 from freeprob import (
+    Bernoulli,
     CompoundFreePoisson,
     Dirac,
     FreePoisson,
@@ -21,8 +22,10 @@ from freeprob import (
     dilate,
     free_add,
     free_mul,
+    free_power,
     mixture,
     pushforward,
+    rectangular_companion,
     shift,
 )
 from freeprob.attention import Architecture, head_output_law, output_law
@@ -46,6 +49,8 @@ def _laws():
         "dilate_shift": shift(dilate(MarchenkoPastur(Fraction(1, 3)), 2), -1),
         "mixture_irrational_atom": mixture([Dirac(sp.sqrt(2)), sc], [Fraction(1, 3), Fraction(2, 3)]),
         "pushforward": pushforward(sc, X**2 + X),
+        "free_power": free_power(MarchenkoPastur(1), Fraction(3, 2)),
+        "rectangular_companion": rectangular_companion(MarchenkoPastur(Fraction(1, 2)), Fraction(1, 3)),
         "head_output_e": head_output_law(Architecture(heads=2, gamma_k=Fraction(1, 2),
                                                       gamma_v=Fraction(1, 2), gamma_o=1, beta=1)),
         "output_law_e": output_law(Architecture(heads=4, gamma_k=Fraction(1, 2),
@@ -105,6 +110,16 @@ def test_cauchy_and_support_enclosures(name):
             assert meets(e, DPS) and e.contains(_ref_ball(r, 2 * DPS)), (name, e, r)
     for (loc, m), (rl, rm) in zip(law.atoms(dps=DPS, ball=True), law.atoms(dps=2 * DPS)):
         assert loc.contains(_ref_ball(rl, 2 * DPS)) and m.contains(_ref_ball(rm, 2 * DPS))
+
+
+def test_atoms_only_law_has_enclosed_atoms_and_no_support():
+    law = free_add(Bernoulli(Fraction(1, 3)), Bernoulli(Fraction(1, 3)))   # a density and atoms
+    exact = law.atoms()
+    balls = law.atoms(dps=30, ball=True)
+    assert len(balls) == len(exact) >= 1
+    for (loc, m), (bl, bm) in zip(exact, balls):
+        assert bl.contains(enclosure.enclose(loc, 300)) and bm.contains(enclosure.enclose(m, 300))
+        assert meets(bl, 30) and meets(bm, 30)
 
 
 def test_density_outside_the_support_is_an_exact_zero_ball():
