@@ -47,6 +47,8 @@ r"""The one bibliography of freeprob.  Docstrings cite these by key, ``[HK26]_``
    arithmetic, IEEE Trans. Comput. 66 (2017), 1281–1292.
 .. [JOH18] F. Johansson, Numerical integration in arbitrary-precision ball arithmetic,
    Mathematical Software – ICMS 2018, LNCS 10931 (2018), 255–263.
+.. [BGN12] F. Benaych-Georges, R. R. Nadakuditi, The singular values and vectors of low rank
+   perturbations of large rectangular random matrices, J. Multivariate Anal. 111 (2012), 120–135.
 """
 from __future__ import annotations
 

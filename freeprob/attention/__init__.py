@@ -1,7 +1,8 @@
 """The attention layer of [HK26] (theory.md §1–§4): the layer class
 (:mod:`freeprob.attention.architecture`), the Gaussian equivalent spectral laws
-(:mod:`freeprob.attention.laws`) and the readout predictions
-(:mod:`freeprob.attention.readout`).
+(:mod:`freeprob.attention.laws`; each takes ``finite_width=False``, and with ``True``
+gives the finite-width law of :mod:`freeprob.attention.finite_width`) and the readout
+predictions (:mod:`freeprob.attention.readout`).
 
 The names are loaded on first use (PEP 562), so that ``import
 freeprob.attention.architecture`` (which the sampler does) loads neither the laws nor
@@ -15,7 +16,12 @@ __all__ = [
     "row_covariance_law", "value_covariance_law", "tied_value_covariance_law",
     "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
     "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
+    "finite_width_row_covariance_law", "predicted_top_eigenvalue", "key_norm_spike",
 ]
+
+#: names served by :mod:`freeprob.attention.finite_width` and :mod:`freeprob.attention.spikes` (issue 18)
+_FINITE = ("finite_width_row_covariance_law",)
+_SPIKES = ("predicted_top_eigenvalue", "key_norm_spike")
 
 #: names that do not need the laws (nor sympy)
 _LIGHT = ("Architecture", "SCHEMES")
@@ -25,6 +31,10 @@ def __getattr__(name):
     if name in __all__:
         if name in _LIGHT:
             from freeprob.attention import architecture as module
+        elif name in _FINITE:
+            from freeprob.attention import finite_width as module
+        elif name in _SPIKES:
+            from freeprob.attention import spikes as module
         else:
             from freeprob.attention import laws as module
         value = getattr(module, name)

@@ -120,39 +120,85 @@ def row_covariance_law(ratio, theta1_=theta1, theta2_=theta2) -> Law:
     return shift(dilate(MarchenkoPastur(1 / c), theta2_), theta1_ - theta2_)
 
 
-def value_covariance_law(arch: Architecture) -> Law:
+def value_covariance_law(arch: Architecture, finite_width=False) -> Law:
     r"""``μ_B``: the law of a head's value covariance ``B_i = V_iᵀ Σ_i V_i / n``
     (``d_V × d_V``), the jump law of the head output's compound free Poisson law.
 
     Untied: ``μ_B = c_V · π(ρ_{c_K}, 1/c_V)``, free cumulants ``c_V^{k−1} m_k(ρ_{c_K})``;
     tied (``V_i = K_i``): :func:`tied_value_covariance_law`.
-    Mean ``θ1`` (untied) or ``θ1 + θ2/c_K`` (tied).
+    Mean ``θ1`` (untied) or ``θ1 + θ2/c_K`` (tied).  ``finite_width=True``: ``ρ_{c_K}``
+    replaced by the finite-width ``ρ^{fw}`` (:mod:`freeprob.attention.finite_width`;
+    needs a layer from :meth:`Architecture.from_dimensions` with ``beta``, else
+    ``FreeprobValueError``).
 
-    Source: theory.md §3.1 (untied), §3.4 (tied).
+    Source: theory.md §3.1 (untied), §3.4 (tied), §7 (finite width).
     """
     _check_arch(arch, "value_covariance_law")
     if arch.scheme == "tied":
-        return tied_value_covariance_law(arch)
-    rho = row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
+        return tied_value_covariance_law(arch, finite_width=finite_width)
+    rho = _head_rho(arch, "value_covariance_law", finite_width)
     return dilate(CompoundFreePoisson(1 / _s(arch.c_v), rho), _s(arch.c_v))
 
 
-def tied_value_covariance_law(arch: Architecture) -> Law:
+def tied_value_covariance_law(arch: Architecture, finite_width=False) -> Law:
     r"""``μ_B = φ_KV # MP(c_K)`` for within-head tied values ``V_i = K_i``, with
     ``φ_KV(x) = (θ2/c_K) x² + (θ1 − θ2) x`` and ``MP(c_K)`` the law of ``K_iᵀK_i/n``.
 
     It holds because ``Σ_i`` is a polynomial in ``K_i K_iᵀ`` (theory.md §3.4; the paper's
     "pushforward of π_{γ_K/h} under φ_KV").  Mean ``θ1 + θ2/c_K``.
+
+    ``finite_width=True`` (a layer from :meth:`Architecture.from_dimensions` with
+    ``beta``): the same pushforward, the chaoses ``k ≥ 2`` of ``Σ_i`` kept white.  With
+    ``K_i = U Λ^{1/2} Oᵀ`` and ``Σ_i = θ2 K_iK_iᵀ/d_K + R`` (``R`` the chaoses ``≥ 2`` and the
+    noise, free from ``K_iK_iᵀ``), ``B_i = O D^{1/2}((θ2/c_K) D + UᵀRU) D^{1/2} Oᵀ``,
+    ``D = Λ/n``: ``R`` enters only through its free compression to a ``d_K``-dimensional
+    subspace, whose variance is ``c_K Var(R)`` (``≈ 0.013`` against ``θ2/c_K = 12`` at GPT-2
+    small widths, β = 1), so the chaos structure is negligible here and the finite-width
+    correction of tied layers is the (weighted) row-norm factor of the objects
+    (:func:`freeprob.attention.finite_width.with_row_factor`).  Using the finite-``d_K``
+    coordinate variance ``θ1^{fw}`` here was measured to fit worse (GPT-2 small widths,
+    β = 1: relW1 1.16 % → 1.43 %).  Raises ``FreeprobValueError`` for a layer without
+    sizes or ``beta``.
     """
     _check_arch(arch, "tied_value_covariance_law")
     ck, t1, t2 = _s(arch.c_k), arch.theta1, arch.theta2
+    if _check_flag(finite_width, "tied_value_covariance_law"):
+        from freeprob.attention.finite_width import _sized
+        _sized(arch, "tied_value_covariance_law")
     if sp.sympify(t2).is_zero and sp.sympify(t1).is_zero:
         return Dirac(0)          # β = 0: Σ = 0
     return pushforward(MarchenkoPastur(ck), (t2 / ck) * x**2 + (t1 - t2) * x)
 
 
+def _finite_rho(arch, owner, *, keys=1, rows=1):
+    """The finite-width row covariance law (:mod:`freeprob.attention.finite_width`)."""
+    from freeprob.attention.finite_width import finite_width_row_covariance_law
+    return finite_width_row_covariance_law(arch, keys=keys, rows=rows)
+
+
+def _rows(law, arch, finite_width, heads_averaged):
+    """The finite-width row-norm factor (F3) on an object's law."""
+    if not finite_width:
+        return law
+    from freeprob.attention.finite_width import with_row_factor
+    return with_row_factor(law, arch, heads_averaged)
+
+
+def _check_flag(finite_width, owner):
+    if not isinstance(finite_width, bool):
+        raise FreeprobValueError(f"{owner}: finite_width must be a bool; got {finite_width!r}")
+    return finite_width
+
+
+def _head_rho(arch, owner, finite_width):
+    """``ρ_{c_K}`` (limit) or ``ρ^{fw}`` (finite width) of one head."""
+    if _check_flag(finite_width, owner):
+        return _finite_rho(arch, owner)
+    return row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
+
+
 # -- the laws of the paper ---------------------------------------------------------------
-def attention_law(arch: Architecture) -> Law:
+def attention_law(arch: Architecture, finite_width=False) -> Law:
     r"""The centred attention of one head: the law of ``M_1 M_1ᵀ``, ``M_1 = √n A_1 (I − P)``.
 
     ``π(ρ_{c_K}, 1) = ρ_{c_K} ⊠ π_1``; mean ``θ1``, ``m2 = 2θ1² + θ2²/c_K``.
@@ -161,21 +207,33 @@ def attention_law(arch: Architecture) -> Law:
     >>> arch = Architecture(heads=1, gamma_k=sp.Rational(1, 2), gamma_v=1, gamma_o=1)
     >>> attention_law(arch).moments(2)
     (1, theta1, 2*theta1**2 + 2*theta2**2)
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "attention_law")
-    return CompoundFreePoisson(1, row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2))
+    return _rows(CompoundFreePoisson(1, _head_rho(arch, "attention_law", finite_width)), arch, finite_width, 1)
 
 
-def concatenated_attention_law(arch: Architecture) -> Law:
+def concatenated_attention_law(arch: Architecture, finite_width=False) -> Law:
     r"""The concatenated attention of ``h`` heads: ``(1/h) Σ_i M_i M_iᵀ``.
 
     ``h⁻¹ π(ρ_{c_K}, h)``, which equals ``ρ_{γ_K} ⊠ MP(1/h)`` (theory.md §3.1 corollary:
     the paper's attention identity).  Unchanged by key sharing (shared keys, GQA, MQA)
     and by tying.  Mean ``θ1``, ``m2 = θ1²(1 + 1/h) + θ2²/γ_K``.
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "concatenated_attention_law")
-    rho = row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
-    return dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads))
+    rho = _head_rho(arch, "concatenated_attention_law", finite_width)
+    return _rows(dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads)), arch, finite_width, arch.heads)
 
 
 def head_sum_ratio(arch: Architecture):
@@ -192,42 +250,64 @@ def head_sum_ratio(arch: Architecture):
     return _s(arch.gamma_k)
 
 
-def head_sum_law(arch: Architecture) -> Law:
+def head_sum_law(arch: Architecture, finite_width=False) -> Law:
     r"""The head sum: ``(1/h)(Σ_i M_i)(Σ_i M_i)ᵀ``, the output with structured
     ``W_O = [I; …; I]``.
 
     ``ρ_γ ⊠ π_1`` with ``γ`` = :func:`head_sum_ratio` (``γ_K``, ``γ_K/h`` for one shared
     key matrix, ``h_KV γ_K/h`` for grouped queries): unlike the other laws, sharing
     changes it.  Mean ``θ1``.  Source: theory.md §3.2 (table), §3.5.
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "head_sum_law")
-    rho = row_covariance_law(head_sum_ratio(arch), arch.theta1, arch.theta2)
-    return CompoundFreePoisson(1, rho)
+    if _check_flag(finite_width, "head_sum_law"):
+        rho = _finite_rho(arch, "head_sum_law", keys=arch.key_groups, rows=arch.heads)
+    else:
+        rho = row_covariance_law(head_sum_ratio(arch), arch.theta1, arch.theta2)
+    return _rows(CompoundFreePoisson(1, rho), arch, finite_width, arch.heads if finite_width else 1)
 
 
-def head_output_law(arch: Architecture) -> Law:
+def head_output_law(arch: Architecture, finite_width=False) -> Law:
     r"""One head's output ``H_1 H_1ᵀ``, ``H_1 = A_1(I − P) V_1`` (``n × d_V``).
 
     ``π(μ_B, c_V)`` with ``μ_B`` the value covariance law (:func:`value_covariance_law`):
     ``ρ_{c_K} ⊠ π_1 ⊠ π_{c_V}`` untied, mean ``θ1 c_V``; tied, mean ``θ1 c_K + θ2``.
     Atom ``1 − c_V`` at 0 when ``c_V < 1``.  Source: theory.md §3.2, §3.4.
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "head_output_law")
-    return CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch))
+    return _rows(CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch, finite_width)), arch, finite_width, 1)
 
 
-def stacked_output_law(arch: Architecture) -> Law:
+def stacked_output_law(arch: Architecture, finite_width=False) -> Law:
     r"""The stacked head outputs ``Σ_i H_i H_iᵀ`` (``[H_1, …, H_h]``, ``n × h d_V``).
 
     ``π(μ_B, γ_V)`` (= ``ρ_{γ_K} ⊠ MP(1/h) ⊠ π_{γ_V}`` untied, the paper's
     ``ν_{∞,h} ⊠ π_{γ_V}``); mean ``θ1 γ_V`` untied, ``θ1 γ_K + h θ2`` tied.
     Unchanged by across-head sharing.  Source: theory.md §3.2, §3.4, §3.5.
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "stacked_output_law")
-    return CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch))
+    return _rows(CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch, finite_width)), arch, finite_width,
+                 arch.heads if finite_width else 1)
 
 
-def output_law(arch: Architecture) -> Law:
+def output_law(arch: Architecture, finite_width=False) -> Law:
     r"""The centred multi-head output ``O Oᵀ``, ``O = [H_1, …, H_h] W_O`` (``n × d_O``),
     ``W_O`` with i.i.d. entries of variance ``1/(h d_V)``.
 
@@ -237,11 +317,17 @@ def output_law(arch: Architecture) -> Law:
     ``max(0, 1 − γ_V, 1 − γ_O)``.  Unchanged by across-head sharing (GQA, MQA, shared
     keys).  Source: theory.md §2 item 4 and §3.2 (the paper's compound free Poisson
     statement π(μ_VO, γ_O)).
+
+    ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
+    (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
+    non-bool flag, ``FreeprobValueError``.
     """
     _check_arch(arch, "output_law")
     t = _s(arch.gamma_v) / _s(arch.gamma_o)
-    mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch)), 1 / t)
-    return CompoundFreePoisson(_s(arch.gamma_o), mu_vo)
+    mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch, finite_width)), 1 / t)
+    return _rows(CompoundFreePoisson(_s(arch.gamma_o), mu_vo), arch, finite_width, arch.heads if finite_width else 1)
 
 
 def mean_normalized(law: Law) -> Law:

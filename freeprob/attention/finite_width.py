@@ -1,0 +1,378 @@
+r"""Finite-width laws of multi-head softmax attention (issue 18; theory.md §7 F1–F3).
+
+The Gaussian-equivalent (GE) laws of :mod:`freeprob.attention.laws` are exact in the
+proportional limit.  At real head widths (``d_K`` = 32–128, ``n ≤ 2048``) softmax
+differs from them by three effects (theory.md §7); this module puts the first and the
+third into the laws, :mod:`freeprob.attention.spikes` predicts the second as an outlier.
+
+**Chaos at finite width (F1).**  Given the keys, the rows of ``n A⊥`` are i.i.d. with
+covariance ``Σ``.  The centred score nonlinearity ``e^{βg − β²r/2} − 1``
+(``g = q·k/√d_K``, ``r = |q|²/d_K``) splits into Hermite chaoses; the ``k``-th is the
+Gram of the degree-``k`` symmetric tensors of the keys, of rank
+``D_k = C(d_K + k − 1, k)`` (:func:`chaos_dimension`).  In the polynomial-scaling
+regime the ``k``-th chaos of an inner-product kernel matrix behaves as an independent
+Wishart matrix of aspect ratio ``n/D_k`` ([LY22]_, "An equivalence principle for
+the spectrum of random inner-product kernel matrices with polynomial scalings").  The
+GE keeps ``k = 1`` and replaces ``k ≥ 2`` by white noise, which is right only when
+``D_k ≫ n``.  Here the row covariance law is
+
+.. math:: ρ^{fw} = \boxplus_{k=1}^{L} w_k\,\mathrm{MP}\bigl(n/D_k + ε_k\bigr)
+          \;+\; \Bigl(θ_1 − \sum_{k\le L} w_k\Bigr),
+
+the pieces taken free (the freeness hypothesis; checked numerically in
+``derivations/finite_width.py``), with
+
+* ``w_k = β^{2k}/k!`` the Hermite variance of the ``k``-th chaos (``w_1 = θ2``), and
+  the chaoses above ``L`` (default :data:`DEFAULT_LEVELS` = 2) lumped into the shift
+  (white noise, as in the GE); :func:`chaos_weights` (``exact_variance=True`` uses the
+  finite-``d_K`` variances ``β^{2k} m_k/k!`` and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1``
+  of theory.md §7 F3 instead; measured, that fits softmax worse at ``n ≤ 2048``, since
+  the empirical softmax normaliser truncates the heavy tail);
+* ``ε_k`` the variance of the norm factors of the tensor features (F3, the
+  "elliptical" part): the ``k``-th chaos of row ``a`` and column ``b`` scales with
+  ``r_a^{k/2} s_b^{k/2}`` (``r, s ~ χ²_{d_K}/d_K``), a left and a right diagonal factor
+  of relative variance ``v_k = m_{2k}/m_k² − 1`` each (``m_k = E r^k``).  A pure chaos
+  ``D_r^{1/2} W D_s^{1/2}`` has Gram law ``ν_r ⊠ ν_s ⊠ …``; both factors are moved into
+  ``ρ`` as one mean-one factor of variance ``ε_k = (1 + v_k)² − 1``
+  (:func:`norm_factor_variance`), and ``MP(ε_k) ⊠ MP(n/D_k)`` is replaced by the
+  ``MP(n/D_k + ε_k)`` of the same mean and variance, which keeps the Cauchy equations
+  of low degree (the ⊠ form fits ≈ 0.1 point of relW1 better at ``d_K = 32`` but
+  doubles the degree).  For ``k = 1`` the factors are those of Gaussian vectors,
+  already inside ``MP(n/d_K)``: ``ε_1 = 0``.
+
+**Row-norm factor (F3).**  The row norms of ``√n A⊥`` fluctuate more than the chaos
+pieces account for: the same query norm ``r_a`` scales every chaos of row ``a``, and the
+entries are heavy-tailed (``E f⁴ ≈ e^{6β²}``).  Both act on the second moment as a left
+diagonal factor of relative variance ``v`` (:func:`row_norm_variance`), applied to each
+object as ``⊠ MP(v/h')`` with ``h'`` the number of heads whose independent queries mix
+in a row (:func:`with_row_factor`; capped at variance 1/2, beyond which heavy tails
+dominate and the laws are not claimed, :func:`row_factor_variance`).
+
+Every object (concatenation, head sum, value and output projections, each sharing
+scheme) then follows by the free-probability steps of the limit, with ``ρ_{c_K}``
+replaced by ``ρ^{fw}``: ``π(ρ^{fw}, 1)``, ``h⁻¹ π(ρ^{fw}, h)``, ``π(μ_B, c_V)`` with
+``μ_B = c_V π(ρ^{fw}, 1/c_V)`` …, then the row factor.  The head sum of ``h`` heads with
+``g`` distinct key matrices averages ``g`` free copies of each chaos Wishart (ratio
+``n/(g D_k)``) and ``h/g`` independent row factors per key
+(:func:`finite_width_row_covariance_law`).  Within-head tying (``V_i = K_i``) keeps the
+limit construction (the pushforward of ``MP(c_K)`` by ``φ_KV``): its chaoses
+``k ≥ 2`` are not functions of ``K_i K_iᵀ`` and are kept as white noise; only the row
+factor is added.
+
+The key-norm spike (F2) and the predicted top eigenvalue of each object are in
+:mod:`freeprob.attention.spikes`.
+
+References: theory.md §2, §3, §7 ([THEORY]_); [HK26]_; [LY22]_ (Lu & Yau 2022);
+[BGN12]_.
+"""
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from freeprob.attention.architecture import Architecture
+from freeprob.errors import FreeprobValueError
+from freeprob.laws.families import Dirac, MarchenkoPastur
+from freeprob.laws.law import Law
+from freeprob.laws.operations import dilate, free_add, free_mul, shift
+
+__all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
+           "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
+           "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor"]
+
+#: chaos levels kept as Wishart pieces by default (the rest is lumped into the shift)
+DEFAULT_LEVELS = 2
+
+
+def _sized(arch, owner):
+    if not isinstance(arch, Architecture):
+        raise FreeprobValueError(f"{owner}: expected an Architecture, got {type(arch).__name__}")
+    if not arch.sized:
+        raise FreeprobValueError(
+            f"{owner}: the finite-width laws and the key-norm spike need absolute widths (n, d_K, d_V, d_O); "
+            f"build the layer "
+            f"with Architecture.from_dimensions(n=..., heads=..., d_k=..., d_v=..., d_o=..., beta=...); "
+            f"got {arch!r}")
+    if arch.beta is None:
+        raise FreeprobValueError(
+            f"{owner}: the finite-width laws need beta (the chaos weights are powers of beta^2, not "
+            f"functions of theta1, theta2); got beta=None in {arch!r}")
+    return sp.sympify(arch.beta)
+
+
+def _levels(levels, owner):
+    if levels is None:
+        return DEFAULT_LEVELS
+    if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= 4:
+        raise FreeprobValueError(f"{owner}: levels must be an integer in 1..4 (chaos levels kept as "
+                                 f"Wishart pieces; more make the Cauchy equation of high degree); "
+                                 f"got {levels!r}")
+    return levels
+
+
+def _width(d_k, owner, name="d_k"):
+    if isinstance(d_k, bool) or not isinstance(d_k, int) or d_k < 1:
+        raise FreeprobValueError(f"{owner}: {name} must be a positive integer; got {d_k!r}")
+    return d_k
+
+
+def chaos_dimension(d_k, k):
+    r"""``D_k = C(d_K + k − 1, k)``: the dimension of the degree-``k`` symmetric tensors
+    of ``ℝ^{d_K}``, i.e. the rank of the ``k``-th Hermite chaos of the scores.
+
+    ``D_1 = d_K``, ``D_2 = d_K(d_K + 1)/2``.  Raises ``FreeprobValueError`` unless
+    ``d_k, k`` are positive integers.  Source: theory.md §7 F1; [LY22]_.
+    """
+    own = "chaos_dimension"
+    _width(d_k, own)
+    _width(k, own, "k")
+    return sp.binomial(d_k + k - 1, k)
+
+
+def norm_moment(d_k, k):
+    r"""``m_k = E(χ²_{d_K}/d_K)^k = Π_{j<k}(1 + 2j/d_K)`` (exact rational): the mean of
+    the ``k``-th power of a squared query (or key) norm ``|q|²/d_K``.
+
+    Raises ``FreeprobValueError`` unless ``d_k`` is a positive and ``k`` a non-negative
+    integer.  Source: the moments of the χ² law.
+    """
+    own = "norm_moment"
+    _width(d_k, own)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise FreeprobValueError(f"{own}: k must be a non-negative integer; got {k!r}")
+    return sp.prod([1 + sp.Rational(2 * j, d_k) for j in range(k)])
+
+
+def finite_width_theta1(beta, d_k):
+    r"""``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1 = E_q e^{β²|q|²/d_K} − 1``: the exact
+    coordinate variance of ``n A⊥`` at key width ``d_K`` (theory.md §7 F3), which tends
+    to ``θ1 = e^{β²} − 1`` as ``d_K → ∞``; ``= Σ_k β^{2k} m_k/k!``.
+
+    Exact (sympy).  Raises ``FreeprobValueError`` for ``β < 0`` or ``d_K ≤ 2β²`` (the
+    expectation diverges).  Source: theory.md §7 F3 (Gaussian integral over ``q``).
+    """
+    own = "finite_width_theta1"
+    _width(d_k, own)
+    b = sp.sympify(beta)
+    if b.is_number and (not b.is_real or b < 0):
+        raise FreeprobValueError(f"{own}: beta must be a real number >= 0; got {beta!r}")
+    if b.is_number and not 2 * b**2 < d_k:
+        raise FreeprobValueError(f"{own}: needs d_K > 2 beta^2 (E e^(beta^2 |q|^2/d_K) is infinite "
+                                 f"otherwise); got d_K={d_k}, beta={beta}")
+    return (1 - 2 * b**2 / d_k) ** (-sp.Rational(d_k, 2)) - 1
+
+
+def chaos_weights(beta, d_k, levels=None, *, exact_variance=False):
+    r"""The chaos variances ``(w_1, …, w_L)`` and the remainder (the white-noise part).
+
+    Default (``exact_variance=False``): ``w_k = β^{2k}/k!`` and the remainder
+    ``θ1 − Σ_{k≤L} w_k`` (``θ1 = e^{β²} − 1``): the Hermite variances of
+    ``e^{βg − β²/2} − 1`` with ``g ~ N(0, 1)``, as in the GE.  ``exact_variance=True``:
+    ``w_k = β^{2k} m_k/k!`` (``m_k`` = :func:`norm_moment`, the query-norm average at
+    finite ``d_K``) and the remainder ``θ1^{fw} − Σ w_k`` (:func:`finite_width_theta1`,
+    theory.md §7 F3).  The exact variance is that of the score nonlinearity with the
+    *expected* normaliser; the softmax normalises by the empirical row mean, which at
+    ``n ≤ 2048`` truncates the heavy tail and measures ``m1`` close to ``θ1`` (e.g.
+    1.69–1.74 against ``θ1 = 1.72``, ``θ1^{fw} = 1.81`` at ``n = 384``, ``d_K = 32``,
+    ``β = 1``), so the default keeps ``θ1``.
+
+    Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²``.  Raises
+    ``FreeprobValueError`` for bad ``beta``, ``d_k`` or ``levels`` (1..4), or a negative
+    remainder.  Source: theory.md §2 item 2, §7 F1/F3.
+    """
+    own = "chaos_weights"
+    levels = _levels(levels, own)
+    b2 = sp.sympify(beta) ** 2
+    if exact_variance:
+        total = finite_width_theta1(beta, d_k)
+        w = tuple(b2**k * norm_moment(d_k, k) / sp.factorial(k) for k in range(1, levels + 1))
+    else:
+        _width(d_k, own)
+        from freeprob.attention.ge import ge_coefficients
+        total = ge_coefficients(beta)[0]
+        w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
+    rest = total - sp.Add(*w)
+    if rest.is_number and rest < 0:
+        raise FreeprobValueError(f"{own}: the chaos variances exceed the total at beta={beta}, d_K={d_k}")
+    return w, rest
+
+
+def norm_factor_variance(d_k, k, *, rows=1, keys=1):
+    r"""``ε_k``: the variance of the mean-one norm factor of the ``k``-th chaos piece.
+
+    A row factor ``r^k`` and a column factor ``s^k`` (``r, s ~ χ²_{d_K}/d_K``), each of
+    relative variance ``v_k = m_{2k}/m_k² − 1``; averaged over ``rows`` independent
+    query matrices and ``keys`` independent key matrices (head sum):
+    ``ε_k = ((1 + v_k keys/rows)(1 + v_k) − 1)/keys``, i.e. ``(1 + v_k)² − 1`` for one
+    head.  ``ε_1 = 0`` (Gaussian norms are inside ``MP(n/d_K)``).
+
+    Raises ``FreeprobValueError`` for non-positive integers.  Source: this module's
+    docstring (theory.md §7 F3).
+    """
+    own = "norm_factor_variance"
+    _width(d_k, own)
+    _width(k, own, "k")
+    _width(rows, own, "rows")
+    _width(keys, own, "keys")
+    if k == 1:
+        return sp.Integer(0)
+    v = norm_moment(d_k, 2 * k) / norm_moment(d_k, k) ** 2 - 1
+    return sp.nsimplify(((1 + v * sp.Rational(keys, rows)) * (1 + v) - 1) / keys)
+
+
+def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, levels=None,
+                                    exact_variance=False) -> Law:
+    r"""``ρ^{fw}``: the finite-width law of one head's row covariance ``Σ`` (``n × n``),
+    or of the average of ``Σ_i`` over the heads of a head sum.
+
+    ``ρ^{fw} = ⊞_{k≤L} w_k MP(n/(keys·D_k) + ε_k) + (θ1 − Σ_{k≤L} w_k)`` (module
+    docstring; ``ε_k`` = :func:`norm_factor_variance` with ``rows``, ``keys``).
+    ``keys`` is the number of distinct key matrices averaged (1 for one head; ``h`` for
+    the head sum with independent keys, ``h_KV`` for GQA, 1 for shared keys), ``rows``
+    the number of independent query matrices (``h`` for a head sum).  Mean
+    ``θ1`` (``θ1^{fw}`` with ``exact_variance=True``); with ``levels = 1`` it is exactly
+    the GE law ``ρ_{keys·c_K}``.
+
+    Parameters
+    ----------
+    arch : Architecture
+        Built by :meth:`Architecture.from_dimensions` with ``beta``.
+    keys, rows : int ≥ 1
+    levels : int in 1..4
+        Chaos levels kept as Wishart pieces (default :data:`DEFAULT_LEVELS`).
+    exact_variance : bool
+        Finite-``d_K`` chaos variances and total (:func:`chaos_weights`).
+
+    Raises
+    ------
+    FreeprobValueError
+        ``arch`` without sizes or without ``beta``; ``d_K ≤ 2β²``; bad ``keys``,
+        ``rows`` or ``levels``.
+
+    Source: theory.md §2 item 3, §3.1, §7 F1/F3; [LY22]_ (Wishart pieces of ratio ``n/D_k``).
+    """
+    own = "finite_width_row_covariance_law"
+    b = _sized(arch, own)
+    levels = _levels(levels, own)
+    _width(keys, own, "keys")
+    _width(rows, own, "rows")
+    n, dk = arch.n, arch.d_k
+    w, rest = chaos_weights(b, dk, levels, exact_variance=exact_variance)
+    if sp.sympify(b).is_zero:
+        return Dirac(0)
+    parts = []
+    for k in range(1, levels + 1):
+        lam = sp.Rational(n, keys) / chaos_dimension(dk, k)
+        eps = norm_factor_variance(dk, k, rows=rows, keys=keys)
+        core = MarchenkoPastur(lam + eps)
+        parts.append(dilate(core, w[k - 1]))
+    core = parts[0] if len(parts) == 1 else free_add(*parts)
+    return shift(core, rest)
+
+
+# -- the row-norm factor (F3) ------------------------------------------------------------
+def row_norm_variance(arch: Architecture, *, levels=None):
+    r"""``v``: the relative variance of one head's row norms ``|y_a|²`` (rows of ``√n A⊥``)
+    that the chaos pieces of ``ρ^{fw}`` leave out (theory.md §7 F3).  Two parts:
+
+    * query norms, across chaoses: row ``a``'s chaos ``k`` scales with ``r_a^k``
+      (``r ~ χ²_{d_K}/d_K``), all ``k`` with the same ``r_a``; ``ρ^{fw}`` has each
+      ``Var(r^k)`` for ``k ≤ L`` (chaos 1 inside ``MP(n/d_K)``, ``k ≥ 2`` in ``ε_k``) but
+      not the covariances: ``v_q = [Var e^{β² r} − Σ_{k≤L} (β^{2k}/k!)² Var r^k]/θ1²``
+      with ``Var e^{β²r} = (1 − 4β²/d_K)^{−d_K/2} − (1 − 2β²/d_K)^{−d_K}``;
+    * heavy tails: the entries ``f = e^{βg − β²/2} − 1`` have ``E f⁴ = e^{6β²} − 4e^{3β²}
+      + 6e^{β²} − 3`` against ``3θ1²`` for the Gaussian model, so
+      ``v_t = (E f⁴ − 3θ1²)/(n θ1²)`` (theory.md §7 F3's ``ε``); for a numeric ``β`` the
+      expectation is truncated at the largest of ``n²`` scores,
+      ``g < t = √(2 ln n²)`` (``E[e^{aβg}; g < t] = e^{a²β²/2} Φ(t − aβ)``).
+
+    Both enter the second moment of a Gram as a left (row) factor of variance ``v``; the
+    objects apply it as ``⊠ MP(v/h')``, ``h'`` the number of heads averaged in a row, the
+    variance capped at 1/2 (:func:`row_factor_variance`, :func:`with_row_factor`).  Returns an exact rational (numeric ``β``) or a sympy
+    expression.  Raises ``FreeprobValueError`` for a layer without sizes or ``beta``, or
+    ``d_K ≤ 4β²``.  Source: theory.md §7 F3; this module's docstring.
+    """
+    own = "row_norm_variance"
+    b = _sized(arch, own)
+    levels = _levels(levels, own)
+    n, dk = arch.n, arch.d_k
+    b2 = b**2
+    if b2.is_number and not 4 * b2 < dk:
+        raise FreeprobValueError(f"{own}: needs d_K > 4 beta^2; got d_K={dk}, beta={arch.beta}")
+    if b2.is_zero:
+        return sp.Integer(0)
+    half = sp.Rational(dk, 2)
+    from freeprob.attention.ge import ge_coefficients
+    t1 = ge_coefficients(b)[0]
+    var_e = (1 - 4 * b2 / dk) ** (-half) - (1 - 2 * b2 / dk) ** (-dk)
+    own_part = sp.Add(*[(b2**k / sp.factorial(k)) ** 2 * (norm_moment(dk, 2 * k) - norm_moment(dk, k) ** 2)
+                        for k in range(1, levels + 1)])
+    v_q = (var_e - own_part) / t1**2
+    if b.is_number:
+        from statistics import NormalDist
+        bf = float(b)
+        cut = math.sqrt(2 * math.log(n * n))
+        phi = NormalDist().cdf
+        ey = [math.exp((a * a - a) * bf * bf / 2) * phi(cut - a * bf) for a in range(5)]
+        f4 = ey[4] - 4 * ey[3] + 6 * ey[2] - 4 * ey[1] + ey[0]
+        v_t = max(0.0, (f4 - 3 * float(t1) ** 2) / (n * float(t1) ** 2))
+        v = float(v_q) + v_t
+        # a short rational (6 digits): the float inputs carry no more, and long ones make
+        # the discriminants of the Cauchy equations (support, density) slow
+        return sp.Rational(round(max(v, 0.0) * 10**6), 10**6)
+    f4 = sp.exp(6 * b2) - 4 * sp.exp(3 * b2) + 6 * sp.exp(b2) - 3
+    return v_q + (f4 - 3 * t1**2) / (n * t1**2)
+
+
+#: largest variance of the row-norm factor (:func:`row_factor_variance`)
+MAX_ROW_FACTOR_VARIANCE = sp.Rational(1, 2)
+
+
+def row_factor_variance(arch: Architecture, heads_averaged=1, *, levels=None):
+    r"""``τ = min(w·v/h', 1/2)``: the variance of the row-norm factor of an object whose
+    rows mix ``h' = heads_averaged`` heads with independent queries (``v`` =
+    :func:`row_norm_variance`).
+
+    ``w = 1`` for untied values; for tied values (``V_i = K_i``) ``w = (θ1/(θ1 +
+    θ2/c_K))²``: only the attention row's own norm (mean ``θ1``) carries the factor, the
+    rest of a row of ``H_i`` is the Gaussian linear-score part, inside the law already.
+    The cap :data:`MAX_ROW_FACTOR_VARIANCE` = 1/2: the factor is represented by
+    ``MP(τ)``, which for ``τ → 1`` grows an edge at 0 (and an atom beyond), far from the
+    law of a row-norm factor; ``v/h' > 1/2`` means heavy tails dominate (theory.md §7 F3,
+    ``n ≲ e^{4β²}``: e.g. ``v ≈ 4`` at ``n = 512``, ``d_K = 32``, ``β = 3/2``), a regime the
+    finite-width laws do not claim.  Exact rational for a numeric ``β``.
+
+    Raises ``FreeprobValueError`` as :func:`row_norm_variance`, or for ``heads_averaged``
+    not a positive integer.  Source: theory.md §7 F3; this module's docstring.
+    """
+    own = "row_factor_variance"
+    _width(heads_averaged, own, "heads_averaged")
+    v = row_norm_variance(arch, levels=levels) / heads_averaged
+    if arch.scheme == "tied":
+        t1 = arch.theta1
+        v = v * (t1 / (t1 + arch.theta2 / sp.sympify(arch.c_k))) ** 2
+    v = sp.sympify(v)
+    if v.is_number:
+        return sp.Min(v, MAX_ROW_FACTOR_VARIANCE) if not v.is_Rational else min(v, MAX_ROW_FACTOR_VARIANCE)
+    return v
+
+
+def with_row_factor(law: Law, arch: Architecture, heads_averaged=1, *, levels=None) -> Law:
+    r"""``law ⊠ MP(τ)``: a Gram law with the row-norm factor of variance ``τ`` =
+    :func:`row_factor_variance` (``v`` of :func:`row_norm_variance` averaged over
+    ``h' = heads_averaged`` heads, capped at 1/2).
+
+    ``X = D^{1/2} X̃`` with ``D`` diagonal, independent of the left-invariant ``X̃``, has
+    Gram law ``ν_D ⊠ ν_{X̃X̃ᵀ}``; ``ν_D`` is represented by ``MP(τ)`` (mean one,
+    variance ``τ``).  ``h' = 1`` for one head (single, head_out), ``h`` for the objects
+    whose rows mix ``h`` heads with independent queries (concat, sum, stack, out).
+    Returns ``law`` itself when ``τ = 0``.
+
+    Raises ``FreeprobValueError`` as :func:`row_factor_variance`.  Source: theory.md §7
+    F3; the ⊠ rule of [NS06]_ Lecture 18.
+    """
+    tau = row_factor_variance(arch, heads_averaged, levels=levels)
+    if sp.sympify(tau).is_zero:
+        return law
+    return free_mul(law, MarchenkoPastur(tau))
