@@ -201,23 +201,18 @@ def _width(b):
 _RADII = (1.25, 1.6, 2, 2.5, 3.2, 4, 6, 10, 20, 50, 200)
 
 
-def _fdf(A, g):
-    """``(f(g), f'(g))`` for ``f = Σ A[k] g^k`` (Horner, ball arithmetic)."""
-    acc, dacc = A[-1], acb(0)
-    for k in range(len(A) - 2, -1, -1):
-        dacc = dacc * g + acc
-        acc = acc * g + A[k]
-    return acc, dacc
-
-
-def _fdf2(A, g):
-    """``(f(g), f'(g), f''(g))`` for ``f = Σ A[k] g^k`` (Horner, ball arithmetic)."""
-    acc, dacc, ddacc = A[-1], acb(0), acb(0)
-    for k in range(len(A) - 2, -1, -1):
-        ddacc = ddacc * g + 2 * dacc
-        dacc = dacc * g + acc
-        acc = acc * g + A[k]
-    return acc, dacc, ddacc
+def _no_contraction(K, delta, r):
+    """True when a failed Krawczyk box of radius ``r`` (arb) shows that no larger box of
+    the list can pass: the part of ``K``'s radius beyond the Newton step ``delta``, i.e.
+    the contraction ``|1 − Y·f'(B)|·r``, already reaches ``r`` (or ``K`` is not finite),
+    and it only grows with the box (inclusion isotony).  Speed only: the callers then give
+    up (``None``) instead of trying the larger boxes, which never proves a root that the
+    test would not prove.  Source: this project's design."""
+    if not K.is_finite():
+        return True
+    rk = max(arb(K.real.rad()), arb(K.imag.rad()))
+    rd = max(arb(delta.real.rad()), arb(delta.imag.rad()))
+    return bool(rk - rd >= r)
 
 
 def krawczyk_taylor(Pi, d, c):
@@ -225,14 +220,22 @@ def krawczyk_taylor(Pi, d, c):
     expanded exactly in ``δ``: ``f(g; m + δ) = Σ_i δ^i P_i(g)``, ``Pi[i]`` the coefficient
     lists of ``P_i`` (point coefficients: exact Taylor shifts of the rows to ``m``).
 
-    ``f(c; t) ∈ Σ_i d^i P_i(c)`` and ``f'(B; t) ∈ Σ_i d^i (P_i'(c) + (B − c) P_i''(B))``: the
-    widths are those of the true terms, not of coefficient balls added up.  Returns the
+    ``f(c; t) ∈ Σ_i d^i P_i(c)`` and ``f'(B; t) ∈ Σ_i d^i q_i'(B − c)``, ``q_i(h) = P_i(c + h)``
+    (each ``P_i`` expanded at ``c`` by ball composition, so that ``q_i'`` is evaluated on a
+    ball centred at 0: tighter than ``P_i'(c) + (B − c)·P_i''(B)`` with ``P_i''`` on ``B``
+    by Horner): the widths are those of the true terms, not of coefficient balls added up.  Returns the
     enclosure ``K ⊂ int B`` of the unique root in ``B`` of every ``f(·; t)``, or ``None``;
     ``c`` must be an accurate root of ``P_0``.  Source: Rump, Acta Numerica 19 (2010) §8;
     Neumaier, *Interval Methods for Systems of Equations* (1990) §2.3 (centred forms).
     """
     c = acb(c.mid())
-    vals = [_fdf2(P, c) for P in Pi]
+    # each P_i expanded at c (python-flint acb_poly composition with c + h, ball
+    # coefficients): q_i(h) = P_i(c + h), so that f(c; t) = Σ d^i q_i(0) and
+    # f'(B; t) ⊂ Σ d^i q_i'(B − c), q_i' evaluated on a ball centred at 0
+    shift = flint.acb_poly([c, 1])
+    qs = [flint.acb_poly(list(P))(shift) for P in Pi]
+    dq = [q.derivative() for q in qs]
+    vals = [(q[0], q[1]) for q in qs]
     fc = acb(0)
     for i in range(len(Pi) - 1, -1, -1):
         fc = fc * d + vals[i][0]
@@ -255,11 +258,12 @@ def krawczyk_taylor(Pi, d, c):
         hB = B - c
         dB = acb(0)
         for i in range(len(Pi) - 1, -1, -1):
-            _, _, dd = _fdf2(Pi[i], B)
-            dB = dB * d + (vals[i][1] + hB * dd)
+            dB = dB * d + dq[i](hB)
         K = c - delta + (1 - Y * dB) * hB
         if K.is_finite() and B.contains_interior(K):
             return K
+        if _no_contraction(K, delta, ra):
+            return None
     return None
 
 
@@ -279,9 +283,14 @@ def krawczyk(A, c, *, newton=True):
     c = acb(c.mid()) if isinstance(c, acb) else acb(c)
     real = c.imag == 0 and all(a.imag == 0 and a.imag.is_exact() for a in A)
     prec = flint.ctx.prec
+    # f and f' by python-flint's acb_poly evaluation (ball Horner in C)
+    pA = flint.acb_poly(list(A))
+    dA = pA.derivative()
     if newton:
+        pm = flint.acb_poly([acb(a.mid()) for a in A])
+        dpm = pm.derivative()
         for _ in range(60):
-            fc, dfc = _fdf([acb(a.mid()) for a in A], c)
+            fc, dfc = pm(c), dpm(c)
             if not dfc.is_finite() or dfc == 0:
                 break
             step = acb((fc / dfc).mid())
@@ -290,7 +299,7 @@ def krawczyk(A, c, *, newton=True):
             c = acb((c - step).mid())
             if step == 0 or abs(step.mid()) <= abs(c.mid()) * arb(2) ** (4 - prec):
                 break
-    fc, dfc = _fdf(A, c)
+    fc, dfc = pA(c), dA(c)
     if not (fc.is_finite() and dfc.is_finite()):
         return None
     dm = acb(dfc.mid())
@@ -305,10 +314,12 @@ def krawczyk(A, c, *, newton=True):
         r = max(factor * r0, floor)
         ra = arb(r.upper() if not r.is_exact() else r)
         B = acb(arb(c.real, ra), arb(0, ra) if real else arb(c.imag, ra))
-        _, dB = _fdf(A, B)
+        dB = dA(B)
         K = c - delta + (1 - Y * dB) * (B - c)
         if K.is_finite() and B.contains_interior(K):
             if real:
                 K = acb(K.real, 0)
             return K
+        if _no_contraction(K, delta, ra):
+            return None
     return None

@@ -651,7 +651,23 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             return self._ball_support(dps)
         return self._memo(("support", None if self._rational else dps), lambda: self._support(dps))
 
-    def _support(self, dps):
+    def _test_point(self, a, b):
+        """The point (mpf) between the consecutive special points ``a < b`` (mpf)
+        at which :meth:`_support` tests the density: the midpoint, unless its nearest
+        special point is an atom (the density there is that of the deflated law,
+        :meth:`_near_atom`, a second instance to set up); then the point a quarter of the
+        gap from the other end, if that end is no atom.  The density has one sign on the
+        whole open gap (its edges are special points), so any point decides it.  Source:
+        this project's design."""
+        for x in ((a + b) / 2, b - (b - a) / 4, a + (b - a) / 4):
+            if self._near_atom(float(x)) is None:
+                return x
+        return (a + b) / 2
+
+    def _support_tests(self):
+        """``(pts, num, tests)``: the special points (exact or mpf), their 200-bit values,
+        and one test point ``(i, j, x)`` in each gap between consecutive special points
+        ``i < j`` (``None``: unbounded), where the density decides the gap."""
         pts = self._special_points()
         with mpmath.workprec(200):          # mpf() rounds to the working precision
             num = [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else p for p in pts]
@@ -662,9 +678,12 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             width = max(1, float(num[-1] - num[0]))
             tests.append((None, 0, sp.Rational(sp.floor(num[0] - width - 1))))
             for i in range(len(pts) - 1):
-                mid = (num[i] + num[i + 1]) / 2
-                tests.append((i, i + 1, _real_point(mid, "support")))
+                tests.append((i, i + 1, _real_point(self._test_point(num[i], num[i + 1]), "support")))
             tests.append((len(pts) - 1, None, sp.Rational(sp.ceiling(num[-1] + width + 1))))
+        return pts, num, tests
+
+    def _support(self, dps):
+        pts, num, tests = self._support_tests()
         lo_inf = -sp.oo if self._rational else -mpmath.inf
         hi_inf = sp.oo if self._rational else mpmath.inf
 

@@ -102,14 +102,11 @@ class _Enclosures:
 
     def _acb_coeffs(self, t, prec):
         """The coefficients ``A_k(t)`` of ``P(·, t)`` for the acb (point or ball) ``t``
-        (Horner)."""
-        out = []
-        for row in self._arb_rows(prec):
-            acc = acb(row[-1])
-            for c in reversed(row[:-1]):
-                acc = acc * t + c
-            out.append(acc)
-        return out
+        (ball Horner: python-flint ``acb_poly`` evaluation of each row, memoized per
+        precision)."""
+        polys = self._memo(("acbpolyrows", prec),
+                           lambda: [flint.acb_poly([acb(c) for c in row]) for row in self._arb_rows(prec)])
+        return [p(t) for p in polys]
 
     def _point_ball(self, pt, prec):
         """acb of the exact real point ``pt`` (:class:`_Pt`)."""
@@ -303,23 +300,26 @@ class _Enclosures:
                              f"certified as a real root of the special polynomial to {dps} digits")
 
     def _ball_support(self, dps):
-        """Balls of the support edges; the positivity of the density between them is
-        re-tested with ball densities (exactly 0 or certified > 0)."""
+        """Balls of the support edges.  The decision of each gap between consecutive
+        special points (the plain path's test points) is re-made with ball densities,
+        each exactly 0 or certified > 0; the intervals must come out the same."""
         sup = self.support(dps=dps)
-        for a, b in sup:
-            for lo, hi in ((a, b),):
-                if (isinstance(lo, sp.Basic) and lo.is_infinite) or (isinstance(hi, sp.Basic) and hi.is_infinite) \
-                        or not (isinstance(lo, sp.Basic) or mpmath.isfinite(lo)) \
-                        or not (isinstance(hi, sp.Basic) or mpmath.isfinite(hi)):
-                    continue
-                with mpmath.workprec(200):
-                    mid = (mpmath.mpf(sp.N(lo, 60)) + mpmath.mpf(sp.N(hi, 60))) / 2 \
-                        if isinstance(lo, sp.Basic) and isinstance(hi, sp.Basic) else \
-                        (mpmath.mpf(self._num(lo, 200)) + mpmath.mpf(self._num(hi, 200))) / 2
-                d = self._density_exact_point(_real_point(mid, "support"), 15, ball=True)
-                if not d > 0:
-                    raise PrecisionError("AlgebraicCauchy.support: the density inside a support "
-                                         f"interval could not be certified positive at {mpmath.nstr(mid, 15)}")
+        _, _, tests = self._support_tests()
+        carrying = []
+        for i, j, xm in tests:
+            d = self._density_exact_point(_real_point(xm, "support"), 15, ball=True)
+            if d.is_exact() and d == 0:
+                carrying.append(False)
+            elif d > 0:
+                carrying.append(True)
+            else:
+                raise PrecisionError("AlgebraicCauchy.support: the density at the test point "
+                                     f"{xm} is neither certified 0 nor certified positive ({d})")
+        # the plain intervals merge adjacent carrying gaps: count the runs
+        runs = sum(1 for k, c in enumerate(carrying) if c and (k == 0 or not carrying[k - 1]))
+        if runs != len(sup):
+            raise PrecisionError(f"AlgebraicCauchy.support: the ball densities give {runs} intervals, "
+                                 f"the plain path {len(sup)}")
         return tuple((self._edge_ball(a, dps), self._edge_ball(b, dps)) for a, b in sup)
 
     def _ball_atoms(self, dps):
@@ -354,6 +354,11 @@ class _Enclosures:
         the deflated law, ``F(x) = m + (1 − m)·F_c(x)``; at a support edge ``x`` the value is
         the one in the adjacent gap (no mass in between)."""
         prec = _bits(dps + 12)
+        for a, b in self.support(dps=dps + GUARD_DPS):
+            for e in (a, b):
+                if (isinstance(e, sp.Basic) and e.is_infinite) or \
+                        (not isinstance(e, sp.Basic) and not mpmath.isfinite(e)):
+                    raise NotAvailable("AlgebraicCauchy.cdf(ball=True): unbounded support is not supported")
         near = self._near_atom(xe.xf)
         if near is not None:
             loc, mass = near
@@ -384,8 +389,9 @@ class _Enclosures:
                 if self._density_exact_point(op, 15, ball=True) == 0 and not any(
                         min(other, pts[i]) <= v <= max(other, pts[i]) for v in locs):
                     return self._cdf_enclosure(op, dps)
-            raise NotAvailable(f"AlgebraicCauchy.cdf(ball=True): x = {xe} is a singular point "
-                               "inside the support")
+            raise NotAvailable(f"AlgebraicCauchy.cdf(ball=True): x = {xe} is a special point (an "
+                               "atom with a numeric mass, or a singular point inside the support) "
+                               "where no enclosure is available; pass a point next to it")
         lo, H = self._contour(allp, xe.xf)
         with _prec(prec):
             x = enclose(xe, prec)
@@ -443,10 +449,21 @@ class _Enclosures:
     def _contour_integrand(self, prec):
         """``f(w, analytic)`` for ``acb.integral``: the Krawczyk enclosure of the selected
         root over the ball ``w`` (closed upper half-plane and its continuation across the
-        axis), or a non-finite ball (the integrator then subdivides)."""
+        axis), or a non-finite ball (the integrator then subdivides).  At a node
+        (``analytic`` false: a point ball) the test runs first on the coefficients
+        ``A_k(w)`` enclosed over ``w`` (:meth:`_acb_coeffs`: proves the root for every
+        ``t ∈ w`` without the Taylor shift to the midpoint of ``w``); on the integrator's
+        ellipse balls, and where that fails, on the Taylor form
+        (:func:`~freeprob.numeric.balls.krawczyk_taylor`)."""
         def f(w, analytic):
             g0 = self._approx_root(w.mid())
             if g0 is not None:
+                if not analytic:
+                    # a quadrature node (a point ball): Krawczyk's test on the coefficients
+                    # enclosed over it (exact for every t in w, no Taylor shift needed)
+                    K = krawczyk(self._acb_coeffs(w, prec), g0)
+                    if K is not None:
+                        return K
                 m = acb(w.mid())
                 Pi = self._shifted(m, prec)
                 K = krawczyk(Pi[0], g0)

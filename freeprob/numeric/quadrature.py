@@ -25,6 +25,7 @@ import mpmath
 import sympy as sp
 
 from freeprob.core.coefficients import flint_precision
+from freeprob.numeric.cdfpieces import _CdfPieces
 from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_mid_mpf
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
@@ -48,9 +49,10 @@ from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 QUAD_GUARD_BITS = 16
 
 
-class _Quadrature:
+class _Quadrature(_CdfPieces):
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`moments`,
-    :meth:`expectation`, :meth:`cdf`, :meth:`quantile` and the integration behind them."""
+    :meth:`expectation`, :meth:`cdf`, :meth:`quantile` and the integration behind them
+    (the plain ``_cdf`` and its shared piece integrals: :mod:`freeprob.numeric.cdfpieces`)."""
 
     # -- public: moments, expectations, distribution function, quantiles ---------------
     def moments(self, k, *, dps=15):
@@ -297,7 +299,7 @@ class _Quadrature:
                     cum += mass
                     last = self._num(c[1], prec)
                     continue
-                mass, _ = self._integrate(c[1], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
+                mass, _ = self._piece(c[1], c[2], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
                 if cum + mass > target:
                     x = self._invert(c[1], c[2], target - cum, mass, prec, dps)
                     with mpmath.workdps(dps):
@@ -392,46 +394,6 @@ class _Quadrature:
             self._cache[key] = _Edge(self, base, sign)
         return self._cache[key]
 
-    def _cdf(self, xe, dps):
-        prec = _bits(dps + GUARD_DPS)
-        sup = self.support(dps=dps + GUARD_DPS)
-        ats = self.atoms(dps=dps + GUARD_DPS)
-        with mpmath.workprec(prec):
-            xn = mpmath.mpf(_to_mpf(xe, prec))
-            tol = mpmath.mpf(10) ** (-dps - 2)
-            for _ in range(2):
-                total, err = mpmath.mpf(0), mpmath.mpf(0)
-                for loc, m in ats:
-                    ln = mpmath.mpf(_to_mpf(loc, prec)) if isinstance(loc, sp.Basic) else loc
-                    if ln < xn or (ln == xn and (not isinstance(loc, sp.Basic)
-                                                 or sp.simplify(loc - xe.expr) <= 0)):
-                        total += mpmath.mpf(_to_mpf(m, prec)) if isinstance(m, sp.Basic) else m
-                for a, b in sup:
-                    an = self._num(a, prec)
-                    bn = self._num(b, prec)
-                    if not mpmath.isfinite(an) or not mpmath.isfinite(bn):
-                        raise NotAvailable("AlgebraicCauchy.cdf: unbounded support is not supported")
-                    if xn <= an:
-                        continue
-                    hi = b if xn >= bn else xe
-                    for lo2, hi2 in self._split(a, hi, ats, prec):
-                        v, e = self._integrate(lo2, hi2, prec, tol)
-                        total += v
-                        err += e
-                bound = mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps))
-                if err <= bound:
-                    break
-                # a small value (left tail): the tolerance is relative to it, once known
-                new = mpmath.mpf(10) ** (-dps - 2) * max(abs(total), mpmath.mpf(10) ** (-dps))
-                if not new < tol / 4:
-                    break
-                tol = new
-            if err > bound:
-                raise PrecisionError(
-                    f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}")
-        with mpmath.workdps(dps):
-            return +total
-
     @staticmethod
     def _num(v, prec):
         if isinstance(v, _Pt):
@@ -484,13 +446,14 @@ class _Quadrature:
         """Solve ``∫_a^x density = want`` on ``[a, b]`` (``0 < want < mass``, ``mass`` the
         integral over ``[a, b]``) by the Illinois bracketing solver of ``mpmath.findroot``
         (:func:`~freeprob.numeric.rootkernel._bracketed_root`), each value a quadrature
-        to ``10^{−dps−2}`` (:meth:`_integrate`); the tolerance ``10^{−dps−2}`` is relative
+        to ``10^{−dps−2}`` (:meth:`_piece`: from the nearest point integrated to before,
+        shared with :meth:`cdf`); the tolerance ``10^{−dps−2}`` is relative
         to the size of the bracket ends.  Raises :class:`PrecisionError` without
         convergence."""
         lo, hi = self._num(a, prec), self._num(b, prec)
         tol = mpmath.mpf(10) ** (-dps - 2)
         scale = max(abs(lo), abs(hi))
-        f = (lambda x: self._integrate(a, _real_point(x, "quantile"), prec, tol)[0] - want)
+        f = (lambda x: self._piece(a, b, _real_point(x, "quantile"), prec, tol)[0] - want)
         x = _bracketed_root(f, lo, hi, tol * min(1, scale) if scale else tol,
                             known=((lo, -want), (hi, mass - want)))
         if x is None or not lo <= x <= hi:
