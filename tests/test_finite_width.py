@@ -208,3 +208,29 @@ def test_top_eigenvalue_below_threshold_is_the_edge():
     arch = _arch(heads=1, beta=sp.Rational(1, 4))
     edge = max(float(b) for _, b in attention_law(arch, finite_width=True).support(dps=15))
     assert spikes.predicted_top_eigenvalue(arch, "single") == pytest.approx(edge)
+
+
+def test_predicted_top_eigenvalue_reuses_a_given_bulk_law():
+    arch = _arch()
+    law = attention_law(arch, finite_width=True)
+    assert spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law=law) == pytest.approx(
+        spikes.predicted_top_eigenvalue(arch, "single", True), rel=1e-12)
+    with pytest.raises(FreeprobValueError, match="bulk_law must be a Law"):
+        spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law="law")
+
+
+def test_feature_law_of_the_finite_width_law():
+    """The readout comparisons' finite-width prediction (freeprob.comparisons._common):
+    the finite-width law in the features' units (divided by the limit m1): mean 1, more
+    spread than the limit law (exact moments; the ridge errors are measured in the
+    comparisons at their default sizes)."""
+    from freeprob.experiments.comparisons._common import feature_law
+    from freeprob.sampler import Dimensions
+    dims = Dimensions(n=128, heads=4, d_k=16, d_v=16, d_o=128)
+    law, m1 = feature_law(dims, 1, True)
+    limit, limit_m1 = feature_law(dims, 1)
+    assert m1 == limit_m1
+    assert float(law.moments(1, dps=15)[1]) == pytest.approx(1, abs=1e-12)
+    assert float(law.moments(2, dps=15)[2]) > float(limit.moments(2, dps=15)[2])
+    with pytest.raises(FreeprobValueError, match="finite_width must be a bool"):
+        feature_law(dims, 1, "yes")

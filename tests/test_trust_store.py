@@ -112,7 +112,7 @@ def test_a_resumed_sweep_never_reuses_cells_of_other_code(tmp_path, monkeypatch,
     monkeypatch.setattr(store_mod, "code_version", lambda: new)
     monkeypatch.setattr(verify_mod, "code_version", lambda: new)
     second = verify(_tiny(tmp_path / "o"), progress=False, stream=None, workers=1)
-    assert (second["computed"], second["resumed"], second["laws_computed"]) == (2, 0, 1)
+    assert (second["computed"], second["resumed"], second["laws_computed"]) == (2, 0, 2)   # GE, finite width
     assert second["sweep"] != first["sweep"]
     assert f"sweep {first['sweep']} of these settings" in capsys.readouterr().err
     with ResultStore(tmp_path / "o", readonly=True) as st:

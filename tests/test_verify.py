@@ -248,7 +248,7 @@ def test_verify_writes_everything(tiny_run):
                  "figures/histograms.png", "figures/qq.png"):
         assert (out / name).stat().st_size > 0, name
     assert len(_done_cells(out)) == 6
-    assert res["computed"] == 6 and res["resumed"] == 0 and res["laws_computed"] == 2
+    assert res["computed"] == 6 and res["resumed"] == 0 and res["laws_computed"] == 4     # GE and finite width
     assert "LocalCluster, 2 worker processes" in res["executor"]
     text = (out / "table.txt").read_text()
     assert "paper (Table 2, seven configurations): 0.24%–2.82%" in text and "tinymqa" in text
@@ -289,7 +289,7 @@ def test_verify_numbers_are_sane(tiny_run):
         assert m["sm_ge_relW1"]["lo"] <= m["sm_ge_relW1"]["mean"] <= m["sm_ge_relW1"]["hi"]
     # the exact mean of the output law is θ1 γ_O = (e − 1)·1 (theory.md §3.3)
     with ResultStore(out, readonly=True) as db:
-        laws = [db.get_object(c.key) for c in plan_sweep(st) if c.kind == "object"]
+        laws = [db.get_object(c.key) for c in plan_sweep(st) if c.kind == "object" and "-fw-" not in c.key]
     assert len(laws) == 2
     assert laws[0]["moments"][1] == pytest.approx(math.e - 1, rel=1e-14)
 
@@ -444,9 +444,10 @@ def test_interrupted_sweep_resumes_with_only_the_missing_cells(tmp_path, workers
     assert "interrupted; finished cells are kept" in err and "Traceback" not in err
     assert 2 <= len(kept) < seeds, "the run finished before the interrupt"
     st = VerifySettings(configs=TINY[:1], n=64, seeds=seeds, points=200, out=db, figures=False)
-    (law,) = [c for c in plan_sweep(st) if c.kind == "object"]
+    laws = [c for c in plan_sweep(st) if c.kind == "object"]           # the GE and the finite-width law
+    assert len(laws) == 2
     with ResultStore(db, readonly=True) as before:
-        law_missing = before.get_object(law.key) is None
+        law_missing = sum(before.get_object(law.key) is None for law in laws)
     rest = verify(st, progress=False, stream=None, workers=1)
     assert rest["computed"] == seeds - len(kept)                      # only the missing cells
     assert rest["resumed"] == len(kept) and rest["laws_computed"] == law_missing
@@ -514,3 +515,54 @@ def test_cli_refuses_an_unreachable_scheduler_and_a_foreign_store(capsys, tmp_pa
     assert main([*args, "--out", str(bad)]) == 2
     assert "is not a SQLite database" in capsys.readouterr().err
     assert bad.read_text() == "my notes"
+
+
+# ---------------------------------------------------------------------- finite-width columns (issue 18)
+
+def test_finite_width_columns_are_reported_and_stored(tiny_run):
+    out, st, res = tiny_run
+    assert st.finite_width                                              # the default
+    for row in res["rows"]:
+        m = row["metrics"]
+        assert row["fw_error"] is None
+        for k in ("sm_fw_relW1", "sm_fw_KS", "top_pred_fw"):
+            assert math.isfinite(m[k]["mean"]) and m[k]["n"] == 3, k
+        # n = 64, h = 4, d_K = 16, β = 1, seeds 0-2 of base seed 2026: the finite-width law is
+        # closer to softmax than the GE law (measured 8.7% vs 12.8% and 8.8% vs 10.8% relW1)
+        assert m["sm_fw_relW1"]["mean"] < 0.9 * m["sm_th_relW1"]["mean"]
+        assert m["sm_fw_KS"]["mean"] < m["sm_th_KS"]["mean"]
+    text = (out / "table.txt").read_text()
+    assert "SM–fw relW1" in text and "top pred fw" in text
+    assert "finite-width law (at each row's own n and widths) vs the GE law, against softmax: closer in 2 of 2 rows" \
+        in text
+    assert "sm_fw_relW1_mean" in (out / "summary.csv").read_text().splitlines()[0]
+    with ResultStore(out, readonly=True) as db:
+        names = {r[6] for r in db.rows()}
+        kinds = [c.key for c in plan_sweep(st) if c.kind == "object"]
+        fw = [db.get_object(k) for k in kinds if k.startswith("theory-fw-")]
+    assert {"out/sm_fw_relW1", "out/sm_fw_KS", "out/top_pred_fw"} <= names
+    assert len(fw) == 2 and all(math.isfinite(d["predicted_top"]) for d in fw)
+
+
+def test_finite_width_can_be_switched_off(capsys, tmp_path):
+    assert main(["verify", "--configs", TINY[0], "--n", "32", "--seeds", "1", "--points", "60", "--workers", "1",
+                 "--no-progress", "--no-figures", "--no-finite-width", "--out", str(tmp_path / "v")]) == 0
+    text = capsys.readouterr().out
+    assert "SM–fw" not in text and "top pred fw" not in text and "1 exact law tabulated" in text
+    with pytest.raises(FreeprobValueError, match="finite_width must be True or False"):
+        VerifySettings(finite_width="yes", out=tmp_path)
+
+
+def test_finite_width_summary_line():
+    from freeprob.experiments.summary import finite_width_summary
+
+    def row(fw, ge, top=None):
+        m = dict(sm_fw_relW1=dict(mean=fw), sm_th_relW1=dict(mean=ge))
+        if top:
+            m |= dict(top_pred_fw=dict(mean=top[0]), edge_th=dict(mean=top[1]), top_softmax=dict(mean=top[2]))
+        return dict(metrics=m)
+    lines = finite_width_summary([row(0.01, 0.02, (10.5, 9.0, 10.0)), row(0.03, 0.02), row(0.01, 0.04)])
+    assert "closer in 2 of 3 rows" in lines[0] and "median ratio relW1(SM–fw)/relW1(SM–th) 0.50" in lines[0]
+    assert "(range 0.25–1.50)" in lines[0]
+    assert "within 5.0% (median; largest 5.0%), GE edge within 10.0%" in lines[1]
+    assert finite_width_summary([dict(metrics={})]) == []

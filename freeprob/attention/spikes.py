@@ -22,6 +22,7 @@ import sympy as sp
 from freeprob.attention.architecture import Architecture
 from freeprob.attention.finite_width import _sized
 from freeprob.errors import FreeprobValueError
+from freeprob.laws.law import Law
 
 __all__ = ["SPIKE_OBJECTS", "key_norm_spike", "spike_strength", "predicted_top_eigenvalue"]
 
@@ -95,7 +96,7 @@ def _bulk_law(arch, obj, finite_width):
     return fn(arch, finite_width=finite_width)
 
 
-def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *, dps=15):
+def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *, dps=15, bulk_law=None):
     r"""The predicted top eigenvalue of an object's Gram: the key-norm outlier, or the
     right edge of the bulk below the threshold.
 
@@ -129,6 +130,11 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
     finite_width : bool
     dps : int
         Digits of the Cauchy-transform evaluations.
+    bulk_law : Law, optional
+        The bulk law ``ν`` when the caller has already built it (the law of ``obj`` at
+        ``arch`` with this ``finite_width``; not rebuilt, and its cached support and
+        Cauchy equation are reused: ``freeprob verify`` tabulates the law first).  It is
+        not checked to be that law.
 
     Returns
     -------
@@ -138,7 +144,8 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
     Raises
     ------
     FreeprobValueError
-        Unknown ``obj``; a layer without sizes or ``beta``; a symbolic ``beta``.
+        Unknown ``obj``; a layer without sizes or ``beta``; a symbolic ``beta``;
+        a ``bulk_law`` that is not a :class:`~freeprob.laws.law.Law`.
 
     Source: theory.md §7 F2; [BGN12]_; this module's docstring.
     """
@@ -152,7 +159,9 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
     if not b.is_number:
         raise FreeprobValueError(f"{own}: needs a numeric beta; got {arch.beta!r}")
     theta_sq = float(spike_strength(arch, obj))
-    law = _bulk_law(arch, obj, finite_width)
+    if bulk_law is not None and not isinstance(bulk_law, Law):
+        raise FreeprobValueError(f"{own}: bulk_law must be a Law; got {type(bulk_law).__name__}")
+    law = _bulk_law(arch, obj, finite_width) if bulk_law is None else bulk_law
     edge = max(float(hi) for _, hi in law.support(dps=dps))
     ratio = arch.n / _other_side(arch, obj)
     align = 0.0

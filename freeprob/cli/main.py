@@ -227,6 +227,9 @@ def _verify_arguments(p):
                    help="also run GE2 and GE + key-norm term (docs/theory.md §7) and report the gap each closes")
     p.add_argument("--uncoupled", action="store_true",
                    help="draw GE independently of softmax (default: same Q, K, V, W_O)")
+    p.add_argument("--no-finite-width", action="store_true",
+                   help="skip the finite-width laws (freeprob.attention.finite_width): no SM–fw and "
+                        "top pred fw columns, one exact law per cell instead of two (1–6 s each)")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,
@@ -264,7 +267,7 @@ def verify_command(args, out=None) -> int:
 
     kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
               schemes=args.schemes, objects=args.objects, refinements=args.refinements,
-              coupled=not args.uncoupled, weights=args.weights,
+              coupled=not args.uncoupled, weights=args.weights, finite_width=not args.no_finite_width,
               figures=not args.no_figures)
     if args.configs is not None:
         kw["configs"] = args.configs

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from freeprob._text import text_table
 
-__all__ = ["format_table", "DEFINITIONS", "PAPER_RANGE", "GE_REGIME_BETA"]
+__all__ = ["format_table", "finite_width_summary", "DEFINITIONS", "PAPER_RANGE", "GE_REGIME_BETA"]
 
 #: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
 PAPER_RANGE = (0.24, 2.82)
@@ -27,6 +27,11 @@ DEFINITIONS = (
     "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
     "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
     "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")
+#: Appended to the definitions when a table has the finite-width columns.
+FW_DEFINITION = (
+    " fw = the finite-width law at the row's own n and widths (freeprob.attention.finite_width, docs/theory.md "
+    "§7); top pred fw = its predicted top eigenvalue, the key-norm outlier or the bulk edge "
+    "(freeprob.attention.spikes.predicted_top_eigenvalue).")
 
 
 def _row_name(r, st, several):
@@ -57,6 +62,39 @@ def _table(header, body):
     return text_table(header, body, align="llr", rule=True, strip=False)
 
 
+def finite_width_summary(rows) -> list:
+    r"""The lines comparing the finite-width law with the GE law, over the rows that have
+    both softmax distances (relW1 means): in how many rows the finite-width law is closer,
+    the median and range of the ratio relW1(SM, fw)/relW1(SM, GE law), and how far the
+    finite-width predicted top eigenvalue is from the softmax one (median and largest
+    relative difference, against the GE law's edge).  Empty when no row has both.
+
+    Source: issue 18; docs/theory.md §7 (the finite-width laws);
+    :mod:`freeprob.attention.finite_width`, :mod:`freeprob.attention.spikes`.
+    """
+    import statistics
+    pairs = [(r["metrics"]["sm_fw_relW1"]["mean"], r["metrics"]["sm_th_relW1"]["mean"]) for r in rows
+             if r["metrics"].get("sm_fw_relW1") and r["metrics"].get("sm_th_relW1")]
+    pairs = [(a, b) for a, b in pairs if b > 0]
+    if not pairs:
+        return []
+    ratios = [a / b for a, b in pairs]
+    closer = sum(a < b for a, b in pairs)
+    out = [f"finite-width law (at each row's own n and widths) vs the GE law, against softmax: closer in "
+           f"{closer} of {len(pairs)} rows (relW1); median ratio relW1(SM–fw)/relW1(SM–th) "
+           f"{statistics.median(ratios):.2f} (range {min(ratios):.2f}–{max(ratios):.2f})"]
+    tops = [(r["metrics"]["top_pred_fw"]["mean"], r["metrics"]["edge_th"]["mean"], r["metrics"]["top_softmax"]["mean"])
+            for r in rows if all(r["metrics"].get(k) for k in ("top_pred_fw", "edge_th", "top_softmax"))]
+    if tops:
+        fw_err = [abs(p / t - 1) * 100 for p, _, t in tops]
+        ge_err = [abs(e / t - 1) * 100 for _, e, t in tops]
+        out.append(f"top eigenvalue vs softmax: finite-width prediction (key-norm spike on the finite-width "
+                   f"bulk) within {statistics.median(fw_err):.1f}% (median; largest {max(fw_err):.1f}%), GE edge "
+                   f"within {statistics.median(ge_err):.1f}% (largest {max(ge_err):.1f}%) over {len(tops)} "
+                   f"row{'s' if len(tops) != 1 else ''}")
+    return out
+
+
 def format_table(result) -> str:
     r"""The text report of a run: settings, distance table, moments/top-eigenvalue table,
     our range of softmax–GE relative W1 next to the paper's, definitions, notes."""
@@ -67,6 +105,9 @@ def format_table(result) -> str:
              + ("softmax and GE coupled (same Q, K, V, W_O)" if st["coupled"] else "softmax and GE drawn independently")
              + ("" if st["weights"] == "gaussian" else f"; {st['weights']} value/output weights")]
     header = ["config", "dims", "SM–GE relW1", "SM–GE KS", "SM–th relW1", "SM–th KS", "GE–th relW1", "GE–th KS"]
+    fw = any("sm_fw_relW1" in r["metrics"] for r in rows)
+    if fw:
+        header += ["SM–fw relW1", "SM–fw KS"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
         header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
@@ -77,6 +118,8 @@ def format_table(result) -> str:
         name = _row_name(r, st, several)
         line = [name, r["dims"]] + [_pct(m.get(k)) for k in ("sm_ge_relW1", "sm_ge_KS", "sm_th_relW1",
                                                                "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
+        if fw:
+            line += [_pct(m.get("sm_fw_relW1")), _pct(m.get("sm_fw_KS"))]
         if refine:
             base = (m.get("sm_ge_relW1") or {}).get("mean")
 
@@ -91,14 +134,14 @@ def format_table(result) -> str:
         lines += ["gap closed = 1 − relW1(softmax, GE variant)/relW1(softmax, GE): GE2 keeps the second Hermite "
                   "chaos, GE+kn adds the rank-one key-norm term (docs/theory.md §7)", ""]
     header2 = ["config", "scheme", "m2 err SM", "m2 err GE", "m4 err SM", "m4 err GE", "top eig SM", "top eig GE",
-               "edge (theory)"]
+               "edge (theory)"] + (["top pred fw"] if fw else [])
     body2 = []
     for r in rows:
         m = r["metrics"]
         name = _row_name(r, st, several)
         body2.append([name, r["scheme"]] + [_pct(m.get(k)) for k in ("m2_err_sm", "m2_err_ge", "m4_err_sm",
                                                                       "m4_err_ge")]
-                     + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th")])
+                     + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th") + (("top_pred_fw",) if fw else ())])
     lines += [_table(header2, body2), ""]
     first = [r for r in rows if r["object"] == st["objects"][0]]
     ours = [r["metrics"]["sm_ge_relW1"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_relW1")]
@@ -109,7 +152,9 @@ def format_table(result) -> str:
         lines.append(f"softmax–GE mean relative distance ({st['objects'][0]}), ours: relW1 {rng_(ours)}, "
                      f"KS {rng_(ours_ks)} over {k} configuration{'s' if k != 1 else ''}; paper (Table 2, "
                      f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
-    lines.append("definitions: " + result["definitions"])
+    if fw:
+        lines += finite_width_summary(rows)
+    lines.append("definitions: " + result["definitions"] + (FW_DEFINITION if fw else ""))
     notes = []
     big = [b for b in st["beta"].split(",") if Fraction(b) > GE_REGIME_BETA]
     if big:
@@ -121,6 +166,8 @@ def format_table(result) -> str:
     for r in rows:
         if r.get("theory_error"):
             notes.append(f"no exact law for {r['config']} [{r['object']}]: {r['theory_error']}")
+        if r.get("fw_error"):
+            notes.append(f"no finite-width law for {r['config']} [{r['object']}]: {r['fw_error']}")
         if r["seeds"] < st["seeds"]:
             notes.append(f"{r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
         if r.get("note"):

@@ -5,7 +5,9 @@ its Gaussian equivalent (GE) driven by the same ``Q, K, V, W_O`` (a coupled comp
 and our exact limiting laws (:mod:`freeprob.attention`), side by side: relative
 Wasserstein-1 and Kolmogorov–Smirnov distances (:mod:`freeprob.compare`), moment errors
 and the top eigenvalue against the predicted edge, as mean and 95% interval over
-independent initialisations.
+independent initialisations; by default also against the finite-width law at each cell's
+own ``n`` and widths and its predicted top eigenvalue (:mod:`freeprob.attention.finite_width`,
+:mod:`freeprob.attention.spikes`; issue 18, docs/theory.md §7).
 
 Source: [HK26]_ §5.1 and Table 2 (softmax–GE mean relative distances
 0.24%–2.82% over seven configurations at β = 1, ten initialisations), §D.1 (protocol:
@@ -72,7 +74,7 @@ QUICK_MAX_N, QUICK_SEEDS = 256, 2
 OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
                "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
                "out_full": "output_law"}
-_FORMAT = 3          # bump when a stored cell would mean something else (3: zeros snapped in KS)
+_FORMAT = 4          # bump when a stored cell would mean something else (3: zeros snapped in KS; 4: finite width)
 
 
 def _parse_beta(beta):
@@ -129,6 +131,13 @@ class VerifySettings:
     figures : bool
     points : int
         Density evaluations per support interval of each tabulated law.
+    finite_width : bool
+        True (default): also tabulate the finite-width law of every object at the cell's
+        own ``n`` and widths (:mod:`freeprob.attention.finite_width`) and report the
+        softmax–finite-width distances and the predicted top eigenvalue
+        (:func:`freeprob.attention.spikes.predicted_top_eigenvalue`; ``out_full``: its bulk
+        only).  One more exact law per cell, 1–6 s each (its Cauchy equation has degree
+        12–15 for ``out``).
 
     Raises
     ------
@@ -157,6 +166,7 @@ class VerifySettings:
     out: object = "freeprob-verify"
     figures: bool = True
     points: int = 1000
+    finite_width: bool = True
     beta_exact: Fraction = field(init=False, repr=False)
     betas_exact: tuple = field(init=False, repr=False)
     sizes: tuple | None = field(init=False, repr=False)
@@ -187,8 +197,8 @@ class VerifySettings:
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
         set_("base_seed", check_int(self.base_seed, None, "base_seed", minimum=0))
-        if not isinstance(self.coupled, bool) or not isinstance(self.refinements, bool):
-            raise FreeprobValueError("coupled and refinements must be True or False")
+        if not all(isinstance(v, bool) for v in (self.coupled, self.refinements, self.finite_width)):
+            raise FreeprobValueError("coupled, refinements and finite_width must be True or False")
         check_choice(self.weights, ("gaussian", "rademacher", "orthogonal"), None, "weights")
         if self.refinements and not self.coupled:
             raise FreeprobValueError("refinements compare GE variants on one draw: they need coupled=True")
@@ -301,11 +311,13 @@ def _cell_key(cell, settings, beta, seed):
     return f"{safe}-n{cell.dims.n}-b{beta}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
 
 
-def _theory_key(cell, beta, obj, points):
+def _theory_key(cell, beta, obj, points, finite_width=False):
+    """The store key of a tabulated law (GE limit, or finite width: ``theory-fw-…``); the
+    finite-width law depends on ``n`` and the absolute widths, which ``dims`` holds."""
     payload = json.dumps(dict(v=_FORMAT, dims=_dims_dict(cell.dims) | {"d": None},
-                              beta=str(beta), obj=obj, points=points, code=code_version()),
-                         sort_keys=True)
-    return f"theory-{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
+                              beta=str(beta), obj=obj, points=points, code=code_version())
+                         | ({"fw": True} if finite_width else {}), sort_keys=True)
+    return f"theory-{'fw-' if finite_width else ''}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
 
 
 def _sweep_name(settings):
@@ -350,13 +362,19 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
     return dict(quantities=q, arrays=eig)
 
 
-def _theory_job(dims, beta, obj, points):
-    """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text)."""
+def _theory_job(dims, beta, obj, points, finite_width=False):
+    """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text); with
+    ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue
+    (``out_full``: the bulk law only, no prediction)."""
     from freeprob.attention import laws as attention
+    from freeprob.attention.spikes import predicted_top_eigenvalue
     arch = attention.Architecture.from_dict(dims).with_beta(beta)
-    law = getattr(attention, OBJECT_LAWS[obj])(arch)
+    law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width)
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
-    if obj == "out_full":     # bulk = output law; the top eigenvalue is the common-row spike
+    if finite_width:          # the law's support and equation are cached: the prediction reuses them
+        data["predicted_top"] = (None if obj == "out_full"
+                                 else predicted_top_eigenvalue(arch, obj, True, bulk_law=law))
+    elif obj == "out_full":   # bulk = output law; the top eigenvalue is the common-row spike
         data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
     return data
 
@@ -378,18 +396,19 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
     """
     out, seen = [], set()
     cells = plan_cells(settings) if cells is None else cells
-    for cell in cells:
-        for beta in settings.betas_exact:
-            for obj in settings.objects:
-                key = _theory_key(cell, beta, obj, settings.points)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(SweepCell(key=key, params=dict(config=cell.config.name, n=cell.dims.n,
-                                                              beta=str(beta), object=obj,
-                                                              object_kind="tabulated law"),
-                                         fn=_theory_job, kwargs=dict(dims=_dims_dict(cell.dims), beta=str(beta),
-                                                                     obj=obj, points=settings.points),
-                                         kind="object", priority=10))
+    for fw in (False, True) if settings.finite_width else (False,):
+        for cell in cells:
+            for beta in settings.betas_exact:
+                for obj in settings.objects:
+                    key = _theory_key(cell, beta, obj, settings.points, fw)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(SweepCell(key=key, params=dict(
+                            config=cell.config.name, n=cell.dims.n, beta=str(beta), object=obj,
+                            object_kind="finite-width law" if fw else "tabulated law"), fn=_theory_job,
+                            kwargs=dict(dims=_dims_dict(cell.dims), beta=str(beta), obj=obj,
+                                        points=settings.points, finite_width=fw),
+                            kind="object", priority=9 if fw else 10))
     for cell in cells:
         for beta in settings.betas_exact:
             for seed in range(settings.seeds):
@@ -443,8 +462,8 @@ def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=Non
     cells = plan_cells(settings) if cells is None else cells
     total = len(cells) * len(settings.betas_exact) * settings.seeds
     cost.check_cell_count(total, force=force, hint="lower --seeds, or split the sweep over several runs")
-    cost.check_points(settings.points, laws=len(cells) * len(settings.betas_exact) * len(settings.objects),
-                      force=force)
+    cost.check_points(settings.points, laws=len(cells) * len(settings.betas_exact) * len(settings.objects)
+                      * (2 if settings.finite_width else 1), force=force)
     if scheduler is not None:
         concurrent = None
     else:
@@ -580,8 +599,11 @@ def _note_other_code(store, name, settings):
     """Say on stderr when the store holds sweeps of these settings run by other code:
     their cells are kept but never reused (their keys carry the code identity)."""
     settings = json.loads(json.dumps(settings, default=str))       # as stored (tuples become lists)
+    # stores written before the finite-width columns have no ``finite_width`` setting
+    same = lambda other: {k: v for k, v in other.items() if k != "finite_width"} == {  # noqa: E731
+        k: v for k, v in settings.items() if k != "finite_width"}
     others = [s for s in store.sweeps()
-              if s["kind"] == "verify" and s["settings"] == settings and s["name"] != name
+              if s["kind"] == "verify" and same(s["settings"]) and s["name"] != name
               and s["code_version"] != code_version()]
     for s in others:
         print(f"freeprob verify: note: the store also holds sweep {s['name']} of these settings, computed "
@@ -635,6 +657,8 @@ def summarize(cells, settings, theory, store, sweep):
                 tdata = theory.get(_theory_key(cell, beta, obj, settings.points))
                 law = _tabulated(tdata)
                 outlier = (tdata or {}).get("outlier")
+                fdata = theory.get(_theory_key(cell, beta, obj, settings.points, True))
+                fw_law = _tabulated(fdata)
                 recs = []
                 for seed in range(settings.seeds):
                     key = _cell_key(cell, settings, beta, seed)
@@ -657,6 +681,12 @@ def summarize(cells, settings, theory, store, sweep):
                             err = relative_moment_errors(lam, law.moments, 4)
                             extra[f"m2_err_{tag}"], extra[f"m4_err_{tag}"] = float(err[1]), float(err[3])
                         extra["edge_th"] = law.upper_edge if outlier is None else outlier
+                        if fw_law is not None:      # snapped onto the finite-width law's own atoms
+                            sm_fw = snap_to_atoms(store.array(key, f"softmax/{obj}"), fw_law.atom_locations)
+                            dd = law_distances(sm_fw[:-1] if outlier is not None else sm_fw, fw_law)
+                            extra["sm_fw_relW1"], extra["sm_fw_KS"] = dd["relW1"], dd["KS"]
+                            if fdata.get("predicted_top") is not None:
+                                extra["top_pred_fw"] = fdata["predicted_top"]
                         if any(stored.get(f"{obj}/{k}") != v for k, v in extra.items()):
                             store.add_quantities(sweep, key, info["params"],
                                                  {f"{obj}/{k}": v for k, v in extra.items()})
@@ -668,16 +698,19 @@ def summarize(cells, settings, theory, store, sweep):
                                  beta=str(beta), scheme=cell.config.scheme_label(), dims=cell.describe(),
                                  source=cell.config.source, note=cell.config.note, seeds=len(recs),
                                  theory_error=(tdata or {}).get("error") if law is None else None,
+                                 fw_error=(fdata or {}).get("error") if settings.finite_width and fw_law is None
+                                 else None,
                                  metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}))
     return rows, per_seed
 
 
 def _tabulated(tdata):
     """The :class:`~freeprob.compare.TabulatedLaw` of a stored theory entry, or ``None``
-    (no entry, or ``{"error": text}``); the ``outlier`` of ``out_full`` is left out."""
+    (no entry, or ``{"error": text}``); the ``outlier`` of ``out_full`` and the
+    ``predicted_top`` of a finite-width law are left out."""
     if not tdata or "error" in tdata:
         return None
-    return TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k != "outlier"})
+    return TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k not in ("outlier", "predicted_top")})
 
 
 def figure_panels(cells, settings, theory, store):

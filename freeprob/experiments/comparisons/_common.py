@@ -66,7 +66,16 @@ def _law_cached(arch: Architecture):
     return mean_normalized(law), float(law.moments(1)[1])
 
 
-def feature_law(dims: Dimensions, beta):
+@functools.lru_cache(maxsize=64)
+def _fw_law_cached(arch: Architecture):
+    """The finite-width output law of the sized layer ``arch`` in the features' units
+    (divided by the exact mean ``m1`` of the limit law); keyed by the sizes, the scheme and ``β``."""
+    from freeprob.laws.operations import dilate
+    m1 = output_law(arch.ratios()).moments(1)[1]
+    return dilate(output_law(arch, finite_width=True), 1 / m1)
+
+
+def feature_law(dims: Dimensions, beta, finite_width=False):
     r"""The token-side law of ``F Fᵀ`` for ``F = O_full/√m1`` and the scale ``m1``.
 
     Parameters
@@ -76,6 +85,12 @@ def feature_law(dims: Dimensions, beta):
         enter the law).
     beta : number or str
         Inverse temperature (exact: ``"0.559"`` is 559/1000).
+    finite_width : bool
+        False (default): the limit law.  True: the finite-width law of ``out`` at the
+        layer's own ``n`` and widths (``output_law(arch, finite_width=True)``,
+        :mod:`freeprob.attention.finite_width`, issue 18) divided by the same *limit*
+        ``m1`` the features are divided by (so its mean is ``m1^{fw}/m1``, 1 to the
+        digits of the chaos weights); cached by the sizes, the scheme and ``β``.
 
     Returns
     -------
@@ -83,6 +98,7 @@ def feature_law(dims: Dimensions, beta):
         ``mean_normalized(output_law(arch))`` (mean 1, atom at 0 included) and the mean
         ``m1`` of the unnormalised ``out`` law (the feature scale).  Cached by the
         ratios, ``h``, the scheme and ``β`` (the same ratios at another ``n`` reuse it).
+        With ``finite_width`` the finite-width law in the same units and the same ``m1``.
 
     Raises
     ------
@@ -93,7 +109,12 @@ def feature_law(dims: Dimensions, beta):
     """
     if not (isinstance(dims, Architecture) and dims.sized):
         raise FreeprobValueError(f"feature_law: expected freeprob.sampler.Dimensions, got {dims!r}")
-    return _law_cached(dims.with_beta(str(beta)).ratios())
+    if not isinstance(finite_width, bool):
+        raise FreeprobValueError(f"feature_law: finite_width must be a bool; got {finite_width!r}")
+    law, m1 = _law_cached(dims.with_beta(str(beta)).ratios())
+    if finite_width:
+        law = _fw_law_cached(dims.with_beta(str(beta)))
+    return law, m1
 
 
 def sampled_features(dims: Dimensions, beta, seed, *, model="softmax", m1=None):
@@ -113,10 +134,12 @@ def sampled_features(dims: Dimensions, beta, seed, *, model="softmax", m1=None):
 
 
 def predicted_ridge_error(dims: Dimensions, beta, penalty=RIDGE_PENALTY, noise=RIDGE_NOISE, *,
-                          dps=DPS):
+                          dps=DPS, finite_width=False):
     r"""Limit of ``E|ŵ − w*|²/d_O`` (:func:`freeprob.readout.ridge_error`) for the features of
-    ``dims`` at ``β`` (float).  Source: docs/theory.md §4."""
-    law, _ = feature_law(dims, beta)
+    ``dims`` at ``β`` (float); ``finite_width=True``: the same from the finite-width law
+    (:func:`feature_law`).  Raises ``FreeprobValueError`` as :func:`feature_law`.
+    Source: docs/theory.md §4, §7."""
+    law, _ = feature_law(dims, beta, finite_width)
     return float(ridge_error(law, penalty, noise, gamma_o=dims.gamma_o, dps=dps))
 
 
