@@ -29,7 +29,7 @@ from freeprob import (
     shift,
 )
 from freeprob.attention import Architecture, head_output_law, output_law
-from freeprob.errors import NotAvailable, PrecisionError
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.numeric import enclosure
 from freeprob.numeric.enclosure import exact_arb, meets
 from freeprob.symbols import x as X
@@ -198,3 +198,40 @@ def test_ball_results_refuse_what_they_cannot_prove():
         enclosure.enclose(sp.zeta(3), 100)
     with pytest.raises(NotAvailable, match="non-real z|special point"):
         law.cauchy(2, ball=True)
+
+
+def test_review_regressions_exact_cases_refusals_and_inputs():
+    sc, mp2 = Semicircle(0, 1), MarchenkoPastur(2)
+    # p = 1: the top edge 3 + 2√2, midpoint the plain value
+    b = mp2.quantile(1, dps=30, ball=True)
+    assert exact_arb(mp2.quantile(1, dps=30)) == arb(b.mid())
+    assert b.contains(enclosure.enclose(3 + 2 * sp.sqrt(2), 200))
+    # atoms only, and a gap with the whole continuous part on one side: exact values
+    for law, x, value in ((Dirac(1), 1, Fraction(1)), (Dirac(1), Fraction(1, 2), Fraction(0)),
+                          (mp2, Fraction(1, 10), Fraction(1, 2))):
+        c = law.cdf(x, ball=True)
+        assert c.is_exact() and c == arb(value.numerator) / value.denominator, (law, x, c)
+    # p in the atom's jump at 0: Q = 0 exactly
+    assert mp2.quantile(Fraction(1, 4), dps=30, ball=True) == 0
+    # next to an edge: a quick refusal, not a long integration
+    with pytest.raises(NotAvailable, match="within"):
+        sc.cdf(2 - sp.Rational(1, 10**13), ball=True)
+    # p at the level of a flat stretch: undecidable by balls
+    mix = mixture([shift(sc, -3), shift(sc, 3)], [Fraction(1, 2)] * 2)
+    with pytest.raises(PrecisionError, match="cannot decide"):
+        mix.quantile(Fraction(1, 2), dps=20, ball=True)
+    # `ball` must be a bool; a complex float is read part by part as printed
+    with pytest.raises(FreeprobValueError, match="ball"):
+        sc.support(ball="no")
+    assert sc.cauchy(3.1 + 0j, dps=30).real == sc.cauchy(3.1, dps=30)
+
+
+def test_cli_ball_prints_digits_whose_radius_covers_the_truth(capsys):
+    from freeprob.cli import main
+    assert main(["density", "Semicircle(0,1)", "--grid=0:1:2", "--dps", "30", "--ball"]) == 0
+    out = capsys.readouterr().out
+    row = [line.split() for line in out.splitlines() if line.strip().startswith("0 ")][0]
+    value, radius = row[1], float(row[2])
+    with mpmath.workdps(50):
+        assert abs(mpmath.mpf(value) - 1 / mpmath.pi) <= radius
+        assert radius < 1e-30

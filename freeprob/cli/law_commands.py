@@ -290,8 +290,9 @@ def add_law_commands(sub) -> None:
     p.add_argument("--csv", metavar="FILE", default=None,
                    help="write x,density to FILE ('-': standard output); with --ball also a radius column")
     p.add_argument("--ball", action="store_true",
-                   help="prove each value: print the radius of a python-flint ball certified to contain "
-                        "the density (Krawczyk's test on the selected root; see the README, 'Certified')")
+                   help="prove each value: print a radius such that the printed value ± radius provably "
+                        "contains the density (a python-flint ball, Krawczyk's test on the selected root; "
+                        "see the README, 'Certified digits')")
     p.add_argument("--plot", metavar="FILE.png", default=None,
                    help="draw the density (and atoms) to FILE.png, .pdf or .svg (matplotlib, Agg; '-': PNG "
                         "to standard output)")
@@ -519,7 +520,8 @@ def _density_command(args, out):
     ys = _density_values(law, xs, dps, ball=ball)
     rads = None
     if ball:
-        rads = [_radius(y) for y in ys]
+        # the radius printed covers the printed (rounded) value, not only the midpoint
+        rads = [_radius(y, mpmath.nstr(_arb_mid(y), dps)) for y in ys]
         ys = [_arb_mid(y) for y in ys]
     xdps = _x_digits(xs, dps)
     text = " ".join(args.law.split())
@@ -547,19 +549,30 @@ def _density_command(args, out):
 
 
 def _arb_mid(b):
-    """The midpoint of a python-flint ``arb`` as an mpmath number (exact)."""
+    """The midpoint of a python-flint ``arb`` as an mpmath number (exact, whatever the
+    working precision)."""
     m = b.mid()
     if not m.is_finite():
         return mpmath.inf if m > 0 else -mpmath.inf
     man, exp = m.man_exp()
-    return mpmath.mpf((int(man), int(exp)))
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
 
 
-def _radius(b):
-    """The radius of an ``arb`` (rounded up) as a short string: ``0`` for an exact value."""
-    if b.is_exact():
+def _radius(b, printed):
+    """An upper bound (as a short string, rounded up) on the distance from the decimal
+    ``printed`` to every point of the ``arb`` ``b``: the value printed ± this radius
+    contains the true value.  ``0`` when ``b`` is exact and printed exactly."""
+    import flint
+
+    old = flint.ctx.prec
+    try:
+        flint.ctx.prec = max(old, 64 + 4 * len(printed))
+        r = (b - flint.arb(printed)).abs_upper()
+    finally:
+        flint.ctx.prec = old
+    if r == 0:
         return "0"
-    return f"{float(b.rad()) * (1 + 2**-20):.2e}"
+    return f"{float(r) * (1 + 2**-20):.2e}"
 
 
 def _density_values(law, xs, dps, ball=False):

@@ -686,8 +686,8 @@ class Law:
         """
         dps = self._dps(dps, "atoms")
         ev = self._evaluator("atoms")
-        if ball:
-            return ev.atoms(dps=dps, ball=True)
+        if ball is not False:
+            return ev.atoms(dps=dps, ball=ball)
         known = self._zero_mass()
         if known is not None:
             # Atoms sit at real zeros of the leading coefficient of P in G.  When that is

@@ -13,6 +13,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from freeprob.numeric.balls import check_ball
 from freeprob.numeric.rootkernel import (
     _H,
     _bits,
@@ -52,6 +53,7 @@ class _Atoms:
             else :class:`NotAvailable`), radius ``≤ 10^{-dps}·|value|``.
         """
         dps = _check_dps(dps, "atoms")
+        ball = check_ball(ball, "atoms")
         if ball:
             return self._ball_atoms(dps)
         if not self._rational:

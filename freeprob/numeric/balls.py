@@ -14,7 +14,7 @@ import sympy as sp
 from freeprob.errors import NotAvailable
 from freeprob.numeric.rootkernel import _Pt
 
-__all__ = ["enclose", "exact_arb", "meets", "ball_around", "acb_around", "krawczyk", "krawczyk_taylor"]
+__all__ = ["check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around", "krawczyk", "krawczyk_taylor"]
 
 arb, acb = flint.arb, flint.acb
 
@@ -323,3 +323,12 @@ def krawczyk(A, c, *, newton=True):
         if _no_contraction(K, delta, ra):
             return None
     return None
+
+
+def check_ball(ball, who):
+    """``ball`` if it is a bool, else :class:`~freeprob.errors.FreeprobValueError` (a truthy
+    string such as ``'no'`` must not switch the enclosures on)."""
+    if not isinstance(ball, bool):
+        from freeprob.errors import FreeprobValueError
+        raise FreeprobValueError(f"AlgebraicCauchy.{who}: `ball` must be True or False; got {ball!r}")
+    return ball

@@ -90,6 +90,7 @@ from freeprob.numeric.enclosure import _Enclosures, _prec, ball_around
 from freeprob.numeric.exact import _ExactData
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
+from freeprob.numeric.balls import check_ball
 from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     MAX_GUARD_DPS,
@@ -246,6 +247,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         (:mod:`freeprob.numeric.enclosure`).
         """
         dps = _check_dps(dps, "cauchy")
+        ball = check_ball(ball, "cauchy")
         if ball:
             return self._ball_cauchy(z, dps)
         if isinstance(z, complex | mpmath.mpc) or (isinstance(z, sp.Basic) and z.is_real is not True):
@@ -253,6 +255,9 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
                 zc = mpmath.mpc(complex(z)) if not isinstance(z, mpmath.mpc | sp.Basic) else z
                 if isinstance(z, sp.Basic):
                     re, im = _real_point(sp.re(z), "cauchy", "z"), _real_point(sp.im(z), "cauchy", "z")
+                elif isinstance(z, complex):      # each part as the decimal it prints as
+                    re = _real_point(float(z.real), "cauchy", "z")
+                    im = _real_point(float(z.imag), "cauchy", "z")
                 else:
                     re = _real_point(mpmath.mpf(zc.real), "cauchy", "z")
                     im = _real_point(mpmath.mpf(zc.imag), "cauchy", "z")
@@ -435,6 +440,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         plain value (:mod:`freeprob.numeric.enclosure`).
         """
         dps = _check_dps(dps, "density")
+        ball = check_ball(ball, "density")
         xe = _real_point(x, "density")
         return self._density_exact_point(xe, dps, ball=bool(ball))
 
@@ -494,6 +500,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             If ``dps`` digits cannot be certified at some point.
         """
         dps = _check_dps(dps, "density_grid")
+        ball = check_ball(ball, "density_grid")
         pts = [_real_point(x, "density_grid", "xs") for x in xs]
         fl = [p.xf for p in pts]
         if any(b < a for a, b in zip(fl, fl[1:])):
@@ -647,6 +654,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             ``≤ 10^{-dps}·|edge|``; unbounded ends ``arb('±inf')``.
         """
         dps = _check_dps(dps, "support")
+        ball = check_ball(ball, "support")
         if ball:
             return self._ball_support(dps)
         return self._memo(("support", None if self._rational else dps), lambda: self._support(dps))

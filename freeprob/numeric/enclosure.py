@@ -164,9 +164,12 @@ class _Enclosures:
         """Ball (acb, or arb for real z) of ``G(z)``; midpoint = the plain value."""
         plain = self.cauchy(z, dps=dps)
         zz = sp.sympify(z) if not isinstance(z, complex | mpmath.mpc | mpmath.mpf | float) else z
-        if isinstance(zz, complex | mpmath.mpc):
-            re_pt = _real_point(mpmath.mpf(zz.real), "cauchy", "z")
-            im_pt = _real_point(mpmath.mpf(zz.imag), "cauchy", "z")
+        if isinstance(zz, complex):
+            re_pt = _real_point(float(zz.real), "cauchy", "z")
+            im_pt = _real_point(float(zz.imag), "cauchy", "z")
+        elif isinstance(zz, mpmath.mpc):
+            re_pt = _real_point(zz.real, "cauchy", "z")
+            im_pt = _real_point(zz.imag, "cauchy", "z")
         elif isinstance(zz, sp.Basic):
             re_pt = _real_point(sp.re(zz), "cauchy", "z")
             im_pt = _real_point(sp.im(zz), "cauchy", "z")
@@ -354,11 +357,15 @@ class _Enclosures:
         the deflated law, ``F(x) = m + (1 − m)·F_c(x)``; at a support edge ``x`` the value is
         the one in the adjacent gap (no mass in between)."""
         prec = _bits(dps + 12)
-        for a, b in self.support(dps=dps + GUARD_DPS):
+        sup = self.support(dps=dps + GUARD_DPS)
+        for a, b in sup:
             for e in (a, b):
                 if (isinstance(e, sp.Basic) and e.is_infinite) or \
                         (not isinstance(e, sp.Basic) and not mpmath.isfinite(e)):
                     raise NotAvailable("AlgebraicCauchy.cdf(ball=True): unbounded support is not supported")
+        exact = self._cdf_exact(xe, sup, dps, prec)
+        if exact is not None:
+            return exact
         near = self._near_atom(xe.xf)
         if near is not None:
             loc, mass = near
@@ -392,6 +399,12 @@ class _Enclosures:
             raise NotAvailable(f"AlgebraicCauchy.cdf(ball=True): x = {xe} is a special point (an "
                                "atom with a numeric mass, or a singular point inside the support) "
                                "where no enclosure is available; pass a point next to it")
+        gap = min(abs(v - xe.xf) for v in allp)
+        if gap <= 1e-11 * (1 + abs(xe.xf)):
+            raise NotAvailable(
+                f"AlgebraicCauchy.cdf(ball=True): x = {xe} lies within {gap:.1e} of a support edge or "
+                "atom, where the enclosure cannot be made narrow (the plain cdf is available); pass "
+                "the edge itself or a point at least 1e-11 (relative) away")
         lo, H = self._contour(allp, xe.xf)
         with _prec(prec):
             x = enclose(xe, prec)
@@ -409,11 +422,46 @@ class _Enclosures:
             total = acb(0)
             for u, v in ((a0, a1), (a1, b1), (b1, b0)):
                 r = acb.integral(self._contour_integrand(prec), u, v, abs_tol=tol, rel_tol=tol,
-                                 eval_limit=100_000)
+                                 eval_limit=30_000)
                 if not r.is_finite():
                     raise PrecisionError("AlgebraicCauchy.cdf: the rigorous quadrature did not converge")
                 total += r
             return -total.imag / arb.pi() + slack
+
+    def _cdf_exact(self, xe, sup, dps, prec):
+        """``F(x)`` as an exact ball where the structure gives it, else ``None``: a law
+        without continuous part (``F = Σ_{a ≤ x} m_a``), and ``x`` in a gap with every support
+        interval on one side of it (``F = Σ_{a ≤ x} m_a``, plus ``1 − Σ m_a`` when the
+        intervals lie to the left).  Needs exact masses and decidable comparisons."""
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        if not all(isinstance(m, sp.Basic) for _, m in ats):
+            return None
+        with _prec(prec):
+            x = enclose(xe, prec)
+            left = right = 0
+            for a, b in sup:
+                ab, bb = self._edge_ball(a, dps + 5), self._edge_ball(b, dps + 5)
+                if bb < x or (bb.is_exact() and x.is_exact() and bb == x):
+                    left += 1
+                elif ab > x or (ab.is_exact() and x.is_exact() and ab == x):
+                    right += 1
+                else:
+                    return None         # x inside an interval, or undecided
+            if left and right:
+                return None
+            total = arb(0)
+            for loc, m in ats:
+                lb = self._edge_ball(loc, dps + 5)
+                if lb < x:
+                    total += enclose(m, prec)
+                elif not lb > x:
+                    if not isinstance(loc, sp.Basic):
+                        return None
+                    if sp.simplify(loc - xe.expr) <= 0:
+                        total += enclose(m, prec)
+            if left:
+                total += 1 - sum((enclose(m, prec) for _, m in ats), arb(0))
+            return total
 
     def _contour(self, allp, xf):
         """``(a', H)`` (dyadic) for the path ``a' → a' + iH → x + iH → x``: ``a'`` left of the
@@ -570,7 +618,10 @@ class _Enclosures:
         return mpmath.mpc(g.real, -abs(g.imag))
 
     def _ball_quantile(self, pe, dps):
-        """Ball of ``Q(p)``: the plain value ``q`` and certified ``F(q − δ) < p ≤ F(q + δ)``."""
+        """Ball of ``Q(p)``: the plain value ``q`` and certified ``F(q − δ) < p ≤ F(q + δ)``;
+        an atom or edge ``s`` exactly when ``F(s⁻) < p ≤ F(s)`` is certified.  Near 0 the
+        width is counted against the extent of the law (``rad ≤ 10^{-dps}·max(|q|, extent)``):
+        a relative width means nothing for a quantile that is 0."""
         q = self.quantile(pe.expr, dps=dps)
         fine = self.quantile(pe.expr, dps=dps + 4)      # the bracket about a sharper value
         p = enclose(pe, _bits(dps + 20))
@@ -579,9 +630,16 @@ class _Enclosures:
         qlo, qhi = lo_pts
         with _prec(_bits(dps + 20)):
             if pe.num == 0 or pe.num == pe.den:        # p = 0 or 1: an end of the support
-                return self._edge_ball(self._numeric_end(q, dps), dps)
-            Flo = self._cdf_enclosure(qlo, dps + 3)
-            Fhi = self._cdf_enclosure(qhi, dps + 3)
+                return ball_around(q, self._edge_ball(self._numeric_end(q, dps + 10), dps + 10))
+            at = self._quantile_at_point(q, pe, p, dps)
+            if at is not None:
+                return at
+            try:
+                Flo = self._cdf_enclosure(qlo, dps + 3)
+                Fhi = self._cdf_enclosure(qhi, dps + 3)
+            except NotAvailable as exc:
+                raise NotAvailable(f"AlgebraicCauchy.quantile(ball=True): Q({pe}) ≈ {mpmath.nstr(q, 12)} "
+                                   f"cannot be enclosed: {exc}") from None
             if not (Flo < p and p <= Fhi):
                 raise PrecisionError(
                     f"AlgebraicCauchy.quantile: p = {pe} could not be bracketed by certified cdf "
@@ -591,6 +649,36 @@ class _Enclosures:
         if not (meets(out, dps) or out.rad() <= scale * arb(10) ** (-dps)):
             raise PrecisionError(f"AlgebraicCauchy.quantile: relative width {_width(out)} reached")
         return out
+
+    def _quantile_at_point(self, q, pe, p, dps):
+        """If the plain quantile ``q`` is an atom or a support edge ``s``: the ball of ``s``
+        when ``F(s⁻) < p ≤ F(s)`` is certified (``Q(p) = s`` exactly), ``None`` when ``q`` is no
+        such point; :class:`PrecisionError` when ``p`` cannot be told apart from ``F(s)`` or
+        ``F(s⁻)`` (a flat stretch starting at ``s``, whose level a ball cannot decide)."""
+        s = self._numeric_end(q, dps + 10)
+        prec = flint.ctx.prec
+        sb = self._edge_ball(s, dps + 10)
+        if not sb.contains(exact_arb(q)) and not (abs(sb - exact_arb(q)) <= abs(sb) * arb(10) ** (-dps)):
+            return None
+        mass = arb(0)
+        for loc, m in self.atoms(dps=dps + GUARD_DPS):
+            lb = self._edge_ball(loc, dps + 10)
+            if lb.overlaps(sb):
+                if not isinstance(m, sp.Basic):
+                    return None
+                mass = enclose(m, prec)
+        sp_ = _real_point(s, "quantile") if isinstance(s, sp.Basic) or isinstance(s, mpmath.mpf) else None
+        if sp_ is None:
+            return None
+        Fs = self._cdf_enclosure(sp_, dps + 3)
+        if Fs - mass < p and p <= Fs:
+            return ball_around(q, sb)
+        if p > Fs or p < Fs - mass:
+            return None                     # the plain q is only near s: bracket as usual
+        raise PrecisionError(
+            f"AlgebraicCauchy.quantile: p = {pe} equals the cdf at {mpmath.nstr(q, 12)} (an atom or "
+            f"edge, F there in {Fs}) to within its enclosure; a ball cannot decide which side of the "
+            "jump or flat stretch p is on")
 
     def _quantile_scale(self, dps):
         """The extent of the law, ``max |end|`` over support edges and atoms (at least 1e-300)."""

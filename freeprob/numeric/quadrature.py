@@ -27,6 +27,7 @@ import sympy as sp
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.cdfpieces import _CdfPieces
 from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_mid_mpf
+from freeprob.numeric.balls import check_ball
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
     _LOG2_10,
@@ -236,6 +237,7 @@ class _Quadrature(_CdfPieces):
         radius ``≤ 10^{-dps}·F(x)``, midpoint the plain value.
         """
         dps = _check_dps(dps, "cdf")
+        ball = check_ball(ball, "cdf")
         xe = _real_point(x, "cdf")
         if ball:
             return self._ball_cdf(xe, dps)
@@ -266,6 +268,7 @@ class _Quadrature(_CdfPieces):
         (its midpoint), ``δ = 10^{-dps-1}·|q|/2``.
         """
         dps = _check_dps(dps, "quantile")
+        ball = check_ball(ball, "quantile")
         pe = _real_point(p, "quantile", "p")
         if not (0 <= pe.expr <= 1):
             raise FreeprobValueError(f"AlgebraicCauchy.quantile: `p` must be in [0, 1]; got {p!r}")
