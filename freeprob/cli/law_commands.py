@@ -572,7 +572,11 @@ def _radius(b, printed):
         flint.ctx.prec = old
     if r == 0:
         return "0"
-    return f"{float(r) * (1 + 2**-20):.2e}"
+    text = f"{float(r):.2e}"
+    mant, exp = text.split("e")
+    while flint.arb(f"{mant}e{exp}") < r:          # round the last digit up, never down
+        mant = f"{float(mant) + 0.01:.2f}"
+    return f"{mant}e{exp}"
 
 
 def _density_values(law, xs, dps, ball=False):

@@ -175,16 +175,14 @@ class _Enclosures:
             im_pt = _real_point(sp.im(zz), "cauchy", "z")
         else:
             re_pt, im_pt = _real_point(zz, "cauchy", "z"), _Pt(0)
-        if im_pt.num == 0:
-            near = self._near_atom(re_pt.xf)
-            if near is not None or self._is_special(re_pt):
-                raise NotAvailable("AlgebraicCauchy.cauchy(ball=True): a real z next to an atom or at "
-                                   "a special point is not supported; pass a non-real z")
+        if im_pt.num == 0 and self._is_special(re_pt):
+            raise NotAvailable("AlgebraicCauchy.cauchy(ball=True): a real z at a support edge or an "
+                               "atom is not supported; pass a non-real z")
 
         def tball(prec):
             return acb(enclose(re_pt, prec), enclose(im_pt, prec))
         g0 = mpmath.mpc(plain) if im_pt.num != 0 else mpmath.mpf(plain)
-        if im_pt.num != 0 and self._near_atom(re_pt.xf) is not None:
+        if self._near_atom(re_pt.xf) is not None:
             # G = m/(z − a) + (1 − m)·G_c: the same sum in balls
             loc, mass = self._near_atom(re_pt.xf)
             inner = self._deflated(_real_point(loc, "cauchy"), mass)
@@ -192,6 +190,13 @@ class _Enclosures:
             with _prec(_bits(dps + 20)):
                 val = enclose(mass, _bits(dps + 20)) / (tball(_bits(dps + 20)) - enclose(_real_point(loc, "c"), _bits(dps + 20))) \
                     + enclose(1 - mass, _bits(dps + 20)) * gc
+            if im_pt.num == 0:                  # real z off the support: a real value
+                with _prec(_bits(dps + 20)):
+                    out = ball_around(plain, val.real if isinstance(val, acb) else val)
+                if not meets(out, dps):
+                    raise PrecisionError(f"AlgebraicCauchy.cauchy: the enclosure reached relative "
+                                         f"width {_width(out)}, not 10^-{dps}")
+                return out
             out = acb_around(plain, val)
         else:
             def check(K):
@@ -339,7 +344,7 @@ class _Enclosures:
     def _ball_cdf(self, xe, dps):
         """Ball of ``F(x)``; midpoint = the plain value."""
         plain = self.cdf(xe, dps=dps)
-        total = self._cdf_enclosure(xe, dps)
+        total = self._cdf_enclosure(xe, dps, scale=plain)
         with _prec(_bits(dps + 20)):
             out = ball_around(plain, total)
         if not meets(out, dps):
@@ -348,7 +353,7 @@ class _Enclosures:
                 f" around the plain value {mpmath.nstr(plain, 8)}, not 10^-{dps}")
         return out
 
-    def _cdf_enclosure(self, xe, dps):
+    def _cdf_enclosure(self, xe, dps, scale=None):
         r"""Enclosure of ``F(x)`` by Cauchy's theorem in the upper half-plane:
         ``F(x) = −(1/π)·Im ∫_γ G(w) dw`` along ``γ: a' → a' + iH → x + iH → x`` (``a'`` left
         of every special point and atom, so ``F(a') = 0``; ``G`` is analytic in the open
@@ -402,8 +407,8 @@ class _Enclosures:
         gap = min(abs(v - xe.xf) for v in allp)
         if gap <= 1e-11 * (1 + abs(xe.xf)):
             raise NotAvailable(
-                f"AlgebraicCauchy.cdf(ball=True): x = {xe} lies within {gap:.1e} of a support edge or "
-                "atom, where the enclosure cannot be made narrow (the plain cdf is available); pass "
+                f"AlgebraicCauchy.cdf(ball=True): x = {xe} lies within 1e-11 (relative) of a support "
+                "edge or atom, where the enclosure cannot be made narrow (the plain cdf is available); pass "
                 "the edge itself or a point at least 1e-11 (relative) away")
         lo, H = self._contour(allp, xe.xf)
         with _prec(prec):
@@ -419,6 +424,8 @@ class _Enclosures:
             a0, a1 = acb(lo), acb(lo, H)
             b1, b0 = acb(x, H), acb(x)
             tol = arb(2) ** (-_bits(dps + 3))
+            if scale is not None and 0 < scale < 1:     # a small F (left tail): relative digits
+                tol = tol * exact_arb(mpmath.mpf(scale))
             total = acb(0)
             for u, v in ((a0, a1), (a1, b1), (b1, b0)):
                 r = acb.integral(self._contour_integrand(prec), u, v, abs_tol=tol, rel_tol=tol,
