@@ -16,6 +16,7 @@ initialisations), ``freeprob verify --configs gpt2-small,falcon-7b --seeds 3 --n
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -285,6 +286,62 @@ def verify_command(args, out=None) -> int:
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
+def _add_explore(sub):
+    """``freeprob explore inputs|beta-growth`` (issue 19: the paper's open questions, §6.2)."""
+    p = sub.add_parser(
+        "explore",
+        help="the paper's open questions (§6.2): general inputs; the growth of beta with n",
+        description="explore inputs: softmax attention with non-orthonormal inputs (Gaussian, AR(1), "
+                    "low-rank tokens) against the orthonormal-input law and the input-Gram law "
+                    "(docs/theory.md §10), and GQA vs tying under those inputs; writes inputs.csv. "
+                    "explore beta-growth: the frontier beta*(n, eps) within eps of the GE law, fits "
+                    "against a*sqrt(log n)+b and c*n^alpha (docs/theory.md §11); writes beta_frontier.csv. "
+                    "Cells are stored in --out/results.sqlite as they finish (a rerun resumes).",
+        epilog="example: freeprob explore inputs --quick --out freeprob-explore",
+    )
+    p.add_argument("what", choices=["inputs", "beta-growth"], help="which question")
+    p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
+    p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
+    p.add_argument("--ns", default=None, help="beta-growth: comma-separated n (default 256,512,1024,2048)")
+    p.add_argument("--epsilons", default="0.01,0.02,0.05", help="beta-growth: thresholds (relative W1)")
+    p.add_argument("--beta", type=float, default=0.5, help="inputs: inverse temperature (default 0.5)")
+    p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
+    p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
+    _add_no_figures(p, "skip the figures")
+    p.add_argument("--workers", type=_WORKERS_ARG, default=None,
+                   help="local Dask worker processes (default 1, in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the cells on an existing Dask cluster (tcp://host:port)")
+
+
+def explore_command(args, out=None) -> int:
+    """Run ``freeprob explore``: print the table and the output files; exit status 0."""
+    _need_experiment_extras("explore")
+    out = sys.stdout if out is None else out
+    kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures)
+    if args.what == "inputs":
+        from freeprob.experiments.explore import run_inputs
+        res = run_inputs(args.out, n=args.n, beta=args.beta, seeds=args.seeds, **kw)
+        print("inputs,object,n,relW1_orthonormal_law,relW1_input_law,KS_orthonormal_law,KS_input_law", file=out)
+        for r in res["rows"]:
+            print(",".join(str(r[k]) if not isinstance(r[k], float) else f"{r[k]:.4f}" for k in r), file=out)
+        print("preferred scheme (smaller m2/m1^2 of out): " + json.dumps(res["preferred"]), file=out)
+    else:
+        from freeprob.experiments.explore_beta import run_beta_growth
+        try:
+            ns = None if args.ns is None else tuple(int(t) for t in args.ns.split(","))
+            eps = tuple(float(t) for t in args.epsilons.split(","))
+        except ValueError:
+            raise FreeprobValueError("explore beta-growth: --ns and --epsilons are comma-separated numbers") from None
+        res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, **kw)
+        print("family,n,epsilon,beta_star,beta_low,beta_high", file=out)
+        for r in res["rows"]:
+            print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)
+        print("fits: " + json.dumps(res["fits"]), file=out)
+    print("files: " + ", ".join(res["files"]), file=out)
+    return 0
+
+
 def _add_readout(sub):
     p = sub.add_parser(
         "readout",
@@ -509,6 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _add_verify(sub)
     _add_readout(sub)
+    _add_explore(sub)
     add_sweep_command(sub)
     add_law_commands(sub)
     p = sub.add_parser(
@@ -547,6 +605,8 @@ def _main(argv):
             status = verify_command(args)
         elif args.command == "readout":
             status = readout_command(args)
+        elif args.command == "explore":
+            status = explore_command(args)
         elif args.command == "sweep":
             status = run_sweep_command(args)
         elif args.command in LAW_COMMANDS:

@@ -1,0 +1,268 @@
+r"""``freeprob explore``: the paper's open questions (§6.2) answered numerically (issue 19).
+
+* :func:`run_inputs` (``explore inputs``): softmax attention with general inputs (Gram
+  ``XXᵀ/d`` ≠ I: Gaussian tokens with ``n ≤ d`` and ``n > d``, AR(1)-correlated tokens,
+  low-rank-plus-noise tokens) against the orthonormal-input law (:mod:`freeprob.attention.laws`)
+  and the input-Gram law (:mod:`freeprob.attention.input_gram`), and an architecture
+  comparison (GQA vs within-head tying) under those inputs.
+* :func:`run_beta_growth` (``explore beta-growth``, :mod:`freeprob.experiments.explore_beta`):
+  the frontier ``β*(n, ε)``.
+
+Every sampled cell is a :class:`~freeprob.experiments.sweep.SweepCell` stored in
+``OUT/results.sqlite`` as it finishes (resumable; local Dask workers or a ``--scheduler``
+cluster as ``freeprob verify``).  Distances: relative W1 and KS against a tabulated law
+(:func:`freeprob.experiments.compare.law_distances`), or two-sample.
+
+Source: docs/theory.md §10–§11; paper §6.2.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from freeprob.errors import FreeprobValueError
+from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
+
+__all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep"]
+
+#: (label, kind, d/n, options) of ``explore inputs``
+INPUT_CASES = (
+    ("orthonormal", "orthonormal", 1.0, {}),
+    ("gaussian_d2n", "gaussian", 2.0, {}),
+    ("gaussian_dn2", "gaussian", 0.5, {}),
+    ("ar1_rho0.5", "ar1", 2.0, {"rho": 0.5}),
+    ("lowrank_r4_s0.5", "lowrank", 2.0, {"rank": 4, "spike": 0.5}),
+)
+
+_ORTHO_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "out": "output_law"}
+
+
+def inputs_cases(names=None):
+    """The cases of :data:`INPUT_CASES` named in ``names`` (all by default).
+
+    Raises ``FreeprobValueError`` for an unknown name.  Source: theory.md §10."""
+    if names is None:
+        return INPUT_CASES
+    known = {c[0]: c for c in INPUT_CASES}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise FreeprobValueError(f"explore inputs: unknown input case(s) {bad}; known: {sorted(known)}")
+    return tuple(known[n] for n in names)
+
+
+def _dims(n, heads, d_k, d_o, scheme="independent", kv_groups=None):
+    from freeprob.sampler import Dimensions
+    return Dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=d_o, scheme=scheme, kv_groups=kv_groups)
+
+
+def _inputs_job(case, n, heads, d_k, beta, entropy, objects, schemes):
+    """Worker: spectra (softmax, GE) of every object and scheme for one draw of the inputs."""
+    from freeprob.sampler import spectra
+    from freeprob.sampler.inputs import input_matrix, weights_from_inputs
+    label, kind, d_ratio, opts = case
+    rng = np.random.default_rng(entropy)
+    d = max(1, int(round(d_ratio * n)))
+    x = input_matrix(kind, n, d, rng=rng, **opts)
+    arrays, q = {}, {}
+    for scheme in schemes:
+        kw = dict(scheme="gqa", kv_groups=max(1, heads // 2)) if scheme == "gqa" else dict(scheme=scheme)
+        dims = _dims(n, heads, d_k, n, **kw)
+        w = weights_from_inputs(dims, x, rng=rng)
+        objs = objects if scheme == "independent" else ("out",)
+        sp = spectra(dims, beta, rng=rng, models=("softmax", "ge"), objects=objs, weights=w)
+        for (m, o), v in sp.items():
+            arrays[f"{scheme}/{m}/{o}"] = v
+        for o in objs:
+            dd = two_sample_distances(sp["softmax", o], sp["ge", o])
+            q[f"{scheme}/{o}/sm_ge_relW1"], q[f"{scheme}/{o}/sm_ge_KS"] = dd["relW1"], dd["KS"]
+    return dict(quantities=q, arrays=arrays)
+
+
+def _ortho_law_job(n, heads, d_k, beta, obj):
+    """Worker: the orthonormal-input (paper) law of ``obj``, tabulated."""
+    from freeprob.attention import laws as attention
+    arch = attention.Architecture.from_dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n).with_beta(str(beta))
+    return TabulatedLaw.from_law(getattr(attention, _ORTHO_LAWS[obj])(arch), points=1500).to_dict()
+
+
+def _input_law_job(case, n, heads, d_k, beta, obj):
+    """Worker: the input-Gram law of ``obj`` (theory.md §10), tabulated."""
+    from freeprob.attention.input_gram import input_gram_law
+    label, kind, d_ratio, opts = case
+    d = max(1, int(round(d_ratio * n)))
+    r = input_gram_law(obj, n=n, heads=heads, d_k=d_k, beta=float(beta), kind=kind, d=d,
+                       rho=opts.get("rho", 0.5), spike=opts.get("spike", 0.5))
+    return input_law_table(r).to_dict()
+
+
+def input_law_table(result):
+    """A :class:`TabulatedLaw` from the dict of :func:`freeprob.attention.input_gram.input_gram_law`
+    (density nodes, cdf, tree moments).  Source: theory.md §10."""
+    x, cdf = np.asarray(result["x"]), np.asarray(result["cdf"])
+    return TabulatedLaw(np.concatenate([[0.0], x]), np.concatenate([[0.0], cdf]), np.zeros((0, 2)),
+                        result["moments"], [(0.0, float(x[-1]))], x, result["density"], 0.0, "input-Gram law")
+
+
+def run_sweep(cells, out, name, settings, *, workers=None, scheduler=None, progress=False):
+    r"""Run ``cells`` (SweepCells) into ``out/results.sqlite`` (sweep ``name``); returns the
+    store path and the run statistics.  Already stored cells are reused (resume).
+
+    Raises the errors of :class:`~freeprob.experiments.sweep.Executor` and
+    :class:`~freeprob.experiments.store.ResultStore`.  Source: :mod:`freeprob.experiments.sweep`."""
+    from freeprob.experiments.store import ResultStore
+    from freeprob.experiments.sweep import Executor, check_executor, run_cells
+    check_executor(workers, scheduler)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.sqlite"
+    with Executor(workers=workers if workers is not None else 1, scheduler=scheduler) as ex, \
+            ResultStore(path) as store:
+        store.begin_sweep(name, "explore", settings)
+        stats = run_cells(cells, store, name, ex, progress=progress, desc=name)
+    return path, stats
+
+
+def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, workers=None,
+               scheduler=None, figures=True, progress=False):
+    r"""``freeprob explore inputs``: softmax vs the orthonormal-input law and the input-Gram law.
+
+    Layer: ``h = 4`` heads, ``d_K = d_V = n/8``, ``d_O = n``, ``β`` (default 1); inputs of
+    :data:`INPUT_CASES`.  Objects ``single``, ``concat`` (both laws) and ``out``
+    (orthonormal law only; the input-Gram law of the output is not derived, theory.md §10).
+    Architecture comparison: GQA (``h/2`` groups) vs tied ``V_i = K_i`` on the ``out``
+    Gram, under each input; the preferred scheme is the one with the smaller normalised
+    second moment ``m2/m1²`` (the better-conditioned features, as the paper's C.4).
+
+    Writes ``inputs.csv`` (``inputs,object,n,relW1_orthonormal_law,relW1_input_law,
+    KS_orthonormal_law,KS_input_law``; means over seeds), ``inputs_ge_sample.csv``
+    (softmax vs the GE sample with the same inputs), ``inputs_architecture.csv``,
+    ``inputs_summary.json`` and ``inputs.png``.
+
+    Returns
+    -------
+    dict with ``rows``, ``architecture``, ``ge_sample`` and ``files``.
+
+    Raises
+    ------
+    FreeprobValueError
+        Bad ``n`` (< 64 or not a multiple of 8), ``beta``, ``seeds`` or case names.
+    """
+    from freeprob.experiments.sweep import SweepCell, cell_seed
+    n = n if n is not None else (256 if quick else 512)
+    seeds = seeds if seeds is not None else (2 if quick else 4)
+    if not isinstance(n, int) or n < 64 or n % 8:
+        raise FreeprobValueError(f"explore inputs: n must be an integer ≥ 64, a multiple of 8; got {n!r}")
+    if not isinstance(seeds, int) or seeds < 1:
+        raise FreeprobValueError(f"explore inputs: seeds must be an integer ≥ 1; got {seeds!r}")
+    if not (isinstance(beta, (int, float)) and 0 < beta <= 3):
+        raise FreeprobValueError(f"explore inputs: beta must be a number in (0, 3]; got {beta!r}")
+    cases = inputs_cases(cases)
+    heads, d_k = 4, n // 8
+    objects = ("single", "concat", "out")
+    schemes = ("independent", "gqa", "tied")
+    cells = []
+    for obj in objects:
+        cells.append(SweepCell(key=f"law/ortho/{obj}/n{n}/b{beta}", params=dict(n=n, beta=str(beta), object=obj),
+                               fn=_ortho_law_job, kwargs=dict(n=n, heads=heads, d_k=d_k, beta=beta, obj=obj),
+                               kind="object", priority=10))
+    for case in cases:
+        for obj in ("single", "concat"):
+            cells.append(SweepCell(key=f"law/input/{case[0]}/{obj}/n{n}/b{beta}",
+                                   params=dict(n=n, beta=str(beta), object=obj, config=case[0]),
+                                   fn=_input_law_job, kwargs=dict(case=case, n=n, heads=heads, d_k=d_k,
+                                                                  beta=beta, obj=obj),
+                                   kind="object", priority=5))
+        for seed in range(seeds):
+            key = f"inputs/{case[0]}/n{n}/b{beta}/s{seed}"
+            cells.append(SweepCell(key=key, params=dict(config=case[0], n=n, beta=str(beta), seed=seed),
+                                   fn=_inputs_job,
+                                   kwargs=dict(case=case, n=n, heads=heads, d_k=d_k, beta=beta,
+                                               entropy=cell_seed(2026, key), objects=objects, schemes=schemes)))
+    settings = dict(n=n, beta=beta, seeds=seeds, cases=[c[0] for c in cases])
+    path, stats = run_sweep(cells, out, f"explore-inputs-n{n}-b{beta}", settings, workers=workers,
+                            scheduler=scheduler, progress=progress)
+    from freeprob.experiments.store import ResultStore
+    rows, ge_rows, arch_rows = [], [], []
+    with ResultStore(path, readonly=True) as store:
+        ortho = {o: TabulatedLaw.from_dict(store.get_object(f"law/ortho/{o}/n{n}/b{beta}")) for o in objects}
+        for case in cases:
+            ilaw = {o: TabulatedLaw.from_dict(store.get_object(f"law/input/{case[0]}/{o}/n{n}/b{beta}"))
+                    for o in ("single", "concat")}
+            keys = [f"inputs/{case[0]}/n{n}/b{beta}/s{s}" for s in range(seeds)]
+            for obj in objects:
+                acc = {k: [] for k in ("rwo", "rwi", "kso", "ksi", "rwg", "ksg")}
+                for key in keys:
+                    sm = store.array(key, f"independent/softmax/{obj}")
+                    do = law_distances(sm, ortho[obj])
+                    acc["rwo"].append(do["relW1"])
+                    acc["kso"].append(do["KS"])
+                    if obj in ilaw:
+                        di = law_distances(sm, ilaw[obj])
+                        acc["rwi"].append(di["relW1"])
+                        acc["ksi"].append(di["KS"])
+                    qd = store.cell_quantities(key)
+                    acc["rwg"].append(qd[f"independent/{obj}/sm_ge_relW1"])
+                    acc["ksg"].append(qd[f"independent/{obj}/sm_ge_KS"])
+                mean = {k: (float(np.mean(v)) if v else float("nan")) for k, v in acc.items()}
+                rows.append(dict(inputs=case[0], object=obj, n=n, relW1_orthonormal_law=mean["rwo"],
+                                 relW1_input_law=mean["rwi"], KS_orthonormal_law=mean["kso"],
+                                 KS_input_law=mean["ksi"]))
+                ge_rows.append(dict(inputs=case[0], object=obj, n=n, relW1_softmax_ge=mean["rwg"],
+                                    KS_softmax_ge=mean["ksg"]))
+            for scheme in ("gqa", "tied"):
+                v2 = []
+                for key in keys:
+                    ev = store.array(key, f"{scheme}/softmax/out")
+                    v2.append(float(np.mean(ev**2) / np.mean(ev)**2))
+                arch_rows.append(dict(inputs=case[0], scheme=scheme, n=n, normalised_m2=float(np.mean(v2)),
+                                      sd=float(np.std(v2))))
+    out = Path(out)
+    files = [_write_csv(out / "inputs.csv", rows), _write_csv(out / "inputs_ge_sample.csv", ge_rows),
+             _write_csv(out / "inputs_architecture.csv", arch_rows)]
+    prefer = {}
+    for case in cases:
+        r = {a["scheme"]: a["normalised_m2"] for a in arch_rows if a["inputs"] == case[0]}
+        prefer[case[0]] = min(r, key=r.get)
+    summary = dict(settings=settings, rows=rows, ge_sample=ge_rows, architecture=arch_rows, preferred=prefer,
+                   computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
+    (out / "inputs_summary.json").write_text(json.dumps(summary, indent=1))
+    files.append(str(out / "inputs_summary.json"))
+    if figures:
+        files.append(_inputs_figure(out / "inputs.png", rows, cases))
+    summary["files"] = files
+    return summary
+
+
+def _write_csv(path, rows):
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    return str(path)
+
+
+def _inputs_figure(path, rows, cases):
+    """Bars: relW1 of softmax against the orthonormal and the input-Gram law per input."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(9, 3.2))
+    objs = ("single", "concat", "out")
+    for j, obj in enumerate(objs):
+        ax = fig.add_subplot(1, 3, j + 1)
+        sel = [r for r in rows if r["object"] == obj]
+        pos = np.arange(len(sel))
+        ax.bar(pos - 0.2, [100 * r["relW1_orthonormal_law"] for r in sel], 0.4, label="orthonormal law")
+        ax.bar(pos + 0.2, [100 * (0 if math.isnan(r["relW1_input_law"]) else r["relW1_input_law"]) for r in sel],
+               0.4, label="input-Gram law")
+        ax.set_xticks(pos, [r["inputs"] for r in sel], rotation=60, fontsize=6)
+        ax.set_title(obj, fontsize=9)
+        ax.set_ylabel("relative W1 (%)", fontsize=8)
+        if j == 0:
+            ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return str(path)

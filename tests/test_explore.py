@@ -1,0 +1,185 @@
+"""Issue 19: general inputs (sampler, input-Gram law) and the β-growth frontier, at small n."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from freeprob.errors import FreeprobValueError
+from freeprob.sampler import Dimensions, spectra
+from freeprob.sampler.inputs import (INPUT_KINDS, input_from_gram_spectrum, input_gram_spectrum, input_matrix,
+                                     weights_from_inputs)
+
+
+# ----------------------------------------------------------------------------- sampler inputs
+
+@pytest.mark.parametrize("kind", INPUT_KINDS)
+def test_input_matrix_mean_one(kind):
+    x = input_matrix(kind, 48, 96, rng=np.random.default_rng(0))
+    assert x.shape == (48, 96)
+    assert np.trace(x @ x.T) / 96 == pytest.approx(48)
+
+
+def test_orthonormal_and_rank():
+    x = input_matrix("orthonormal", 32, 40, rng=np.random.default_rng(1))
+    assert np.allclose(x @ x.T / 40, np.eye(32))
+    ev = input_gram_spectrum(input_matrix("gaussian", 64, 16, rng=np.random.default_rng(2)))
+    assert np.count_nonzero(ev > 1e-9) == 16 and ev.size == 64
+
+
+def test_ar1_correlation_and_lowrank_outliers():
+    x = input_matrix("ar1", 200, 4000, rng=np.random.default_rng(3), rho=0.6)
+    c = x @ x.T / 4000
+    assert np.mean(np.diag(c, 1)) == pytest.approx(0.6, abs=0.03)
+    assert np.mean(np.diag(c, 3)) == pytest.approx(0.6**3, abs=0.03)
+    ev = input_gram_spectrum(input_matrix("lowrank", 200, 400, rng=np.random.default_rng(4), rank=3, spike=0.5))
+    assert np.all(ev[-3:] > 10) and ev[-4] < 3          # three shared-direction outliers
+
+
+def test_input_from_gram_spectrum():
+    lam = np.linspace(0.0, 2.0, 30)
+    x = input_from_gram_spectrum(lam, 50, rng=np.random.default_rng(5))
+    assert np.allclose(np.sort(input_gram_spectrum(x)), lam, atol=1e-10)
+    with pytest.raises(FreeprobValueError, match="need d"):
+        input_from_gram_spectrum(np.ones(10), 5, rng=np.random.default_rng(0))
+    with pytest.raises(FreeprobValueError, match="≥ 0"):
+        input_from_gram_spectrum(-np.ones(3), 5, rng=np.random.default_rng(0))
+
+
+def test_weights_from_inputs_carry_the_gram():
+    rng = np.random.default_rng(6)
+    x = input_matrix("ar1", 8, 64, rng=rng, rho=0.5)
+    dims = Dimensions(n=8, heads=2, d_k=3000, d_v=4, d_o=8)
+    w = weights_from_inputs(dims, x, rng=rng)
+    c = x @ x.T / 64
+    assert np.allclose(w.q[0] @ w.q[0].T / 3000, c, atol=0.08)        # E[Q Qᵀ/d_K] = C
+    tied = weights_from_inputs(Dimensions(n=8, heads=2, d_k=4, d_v=4, d_o=8, scheme="tied"), x, rng=rng)
+    assert np.array_equal(tied.v, tied.k)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(kind="nope"), "kind"), (dict(kind="orthonormal", n=10, d=5), "n ≤ d"),
+    (dict(kind="ar1", rho=1.0), "rho"), (dict(kind="lowrank", rank=0), "rank"),
+    (dict(kind="gaussian", n=0), "n")])
+def test_input_matrix_bad_input(bad, match):
+    kw = dict(kind="gaussian", n=8, d=8)
+    kw.update(bad)
+    with pytest.raises(FreeprobValueError, match=match):
+        input_matrix(kw.pop("kind"), kw.pop("n"), kw.pop("d"), rng=np.random.default_rng(0), **kw)
+
+
+def test_weights_from_inputs_bad_shape():
+    with pytest.raises(FreeprobValueError, match="rows"):
+        weights_from_inputs(Dimensions(n=8, heads=1, d_k=2, d_v=2, d_o=2), np.ones((7, 9)),
+                            rng=np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------------- the input-Gram law
+
+def test_plane_tree_moments_reduce_to_the_orthonormal_law():
+    from freeprob.attention import Architecture, concatenated_attention_law
+    from freeprob.attention.input_gram import variance_profile_moments
+    from freeprob.laws.families import MarchenkoPastur
+    t1, t2 = sp.E - 1, sp.Integer(1)
+    arch = Architecture(heads=4, gamma_k=sp.Rational(1, 2), gamma_v=1, gamma_o=1).with_beta(1)
+    mp = MarchenkoPastur(8).moments(4)
+    got = variance_profile_moments([1] * 5, [t2**j * mp[j] for j in range(5)], t1 - t2, 4, 4)
+    want = concatenated_attention_law(arch).moments(4)[1:]
+    assert all(sp.simplify(g - v) == 0 for g, v in zip(got, want))
+
+
+def test_plane_trees_are_catalan():
+    from freeprob.attention.input_gram import _plane_trees
+    assert [len(list(_plane_trees(k))) for k in range(1, 6)] == [1, 2, 5, 14, 42]
+
+
+def test_variance_profile_law_vs_monte_carlo():
+    """The equations (density), the trees (moments) and a sampled variance-profile matrix agree."""
+    from freeprob.attention.input_gram import _density_on_grid, variance_profile_moments
+    rows = (np.array([0.5, 1.5]), np.array([0.5, 0.5]))
+    cols = (np.array([0.2, 1.0, 3.0]), np.array([0.3, 0.4, 0.3]))
+    s, alpha = 0.4, 2.0
+    mom = variance_profile_moments([float(np.sum(rows[1] * rows[0]**j)) for j in range(4)],
+                                   [float(np.sum(cols[1] * cols[0]**j)) for j in range(4)], s, alpha, 3)
+    x, dens = _density_on_grid(rows, cols, s, alpha, 16.0, 1000, 1e-3)
+    # (the relative smoothing η = 10⁻³ x leaves Lorentzian tails: m2 is a few 10⁻³ high)
+    for k in (1, 2):
+        assert np.trapezoid(x**k * dens, x) == pytest.approx(mom[k - 1], rel=0.015)
+    rng = np.random.default_rng(8)
+    n = 600
+    c = np.repeat(rows[0], n // 2)
+    d = np.repeat(cols[0], [int(0.3 * 2 * n), int(0.4 * 2 * n), int(0.3 * 2 * n)])
+    y = rng.standard_normal((n, 2 * n)) * np.sqrt(np.outer(c, d) + s)
+    ev = np.linalg.eigvalsh(y @ y.T / (2 * n))
+    for k in (1, 2, 3):
+        assert np.mean(ev**k) == pytest.approx(mom[k - 1], rel=0.03)
+
+
+def test_input_gram_law_orthonormal_matches_exact_core():
+    from freeprob.attention import Architecture, attention_law
+    from freeprob.attention.input_gram import input_gram_law
+    r = input_gram_law("single", n=256, heads=2, d_k=64, beta=0.5, kind="orthonormal", points=120, grid=250)
+    arch = Architecture.from_dimensions(n=256, heads=2, d_k=64, d_v=64, d_o=256).with_beta("1/2")
+    law = attention_law(arch)
+    pts = r["x"][[80, 120, 160]]
+    exact = np.array([float(v) for v in law.density(list(map(float, pts)), dps=15)])
+    assert np.allclose(r["density"][[80, 120, 160]], exact, rtol=0.02, atol=1e-3 * exact.max())
+    assert r["moments"][2] == pytest.approx(float(law.moments(2)[2]), rel=1e-9)
+
+
+def test_input_gram_law_gaussian_vs_ge_sample():
+    from freeprob.attention.input_gram import input_gram_law
+    from freeprob.experiments.compare import law_distances
+    from freeprob.experiments.explore import input_law_table
+    rng = np.random.default_rng(9)
+    n, d = 256, 128
+    x = input_matrix("gaussian", n, d, rng=rng)
+    dims = Dimensions(n=n, heads=2, d_k=32, d_v=32, d_o=n)
+    ev = spectra(dims, 0.6, rng=rng, models=("ge",), objects=("concat",),
+                 weights=weights_from_inputs(dims, x, rng=rng))["ge", "concat"]
+    r = input_gram_law("concat", n=n, heads=2, d_k=32, beta=0.6, kind="gaussian", d=d, points=100, grid=250)
+    dist = law_distances(ev, input_law_table(r))
+    assert dist["KS"] < 0.04
+    assert np.mean(ev**2) == pytest.approx(r["moments"][2], rel=0.05)
+
+
+def test_input_gram_law_bad_input():
+    from freeprob.attention.input_gram import input_gram_law, input_gram_measure, variance_profile_moments
+    with pytest.raises(FreeprobValueError, match="obj"):
+        input_gram_law("out", n=64, heads=1, d_k=8, beta=1.0)
+    with pytest.raises(FreeprobValueError, match="beta"):
+        input_gram_law("single", n=64, heads=1, d_k=8, beta=-1.0)
+    with pytest.raises(FreeprobValueError, match="kind"):
+        input_gram_measure("nope", 1.0)
+    with pytest.raises(FreeprobValueError, match="order"):
+        variance_profile_moments([1], [1], 0, 1, 9)
+
+
+# ----------------------------------------------------------------------------- β growth
+
+def test_fit_frontier_recovers_sqrt_log():
+    from freeprob.experiments.explore_beta import fit_frontier
+    ns = np.array([128, 256, 512, 1024])
+    f = fit_frontier(ns, 0.3 * np.sqrt(np.log(ns)) + 0.1)
+    assert f["sqrtlog"][0] == pytest.approx(0.3) and f["sqrtlog"][2] < 1e-12
+    with pytest.raises(FreeprobValueError):
+        fit_frontier([128], [1.0])
+
+
+def test_family_dims():
+    from freeprob.experiments.explore_beta import family_dims
+    assert family_dims("proportional", 256) == (4, 32)
+    assert family_dims("fixed_head", 1024) == (8, 64)
+    with pytest.raises(FreeprobValueError):
+        family_dims("other", 256)
+
+
+def test_frontier_job_brackets():
+    from freeprob.experiments.explore_beta import frontier_job
+    q = frontier_job("proportional", 64, (0.05, 0.5), 1, 1, (0.15, 0.6, 1.5), [1, 2], points=100)["quantities"]
+    for eps in ("0.05", "0.5"):
+        lo, hi = q[f"law/{eps}/beta_low"], q[f"law/{eps}/beta_high"]
+        assert hi is None or lo < hi
+        if lo > 0 and hi is not None:
+            assert q[f"law/{eps}/at_low/law"] <= float(eps)
+    assert q["law/0.05/beta_low"] <= q["law/0.5/beta_low"]
