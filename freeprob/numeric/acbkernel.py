@@ -14,7 +14,7 @@ import flint
 import mpmath
 from mpmath import libmp
 
-from freeprob.numeric.rootkernel import _horner, _Kernel, _pvals
+from freeprob.numeric.rootkernel import _horner, _Kernel, _newton, _pvals
 
 
 def _arb_exact(t):
@@ -87,19 +87,9 @@ class _AcbKernel(_Kernel):
 
     def newton(self, A, g, scale, maxit=40, atol=0):
         """:func:`_newton` on acb midpoints (``q == 0``: certainly zero, no step)."""
-        prev, tol = None, self.tol
-        for i in range(maxit):
-            p, q = _pvals(A, g)
-            if q == 0:
-                return None
-            d = p / q
-            g = (g - d).mid()
-            ad = abs(d).mid()
-            ref = max(abs(g), scale)
-            if ad <= tol * ref or ad <= atol:
-                return g
-            if prev is not None and i > 2 and ad >= prev / 2 and ad <= tol ** 0.5 * ref:
-                return g
-            prev = ad
-        return None
+        return _newton(A, g, self.tol, scale, maxit, atol, mid=_mid)
 
+
+def _mid(v):
+    """The midpoint of a python-flint ball (iterates of :func:`_newton` on acb)."""
+    return v.mid()

@@ -12,7 +12,7 @@ import mpmath
 import sympy as sp
 
 from freeprob.errors import NotAvailable
-from freeprob.numeric.rootkernel import _Pt
+from freeprob.numeric.rootkernel import _arb, _Pt
 
 __all__ = ["check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around", "krawczyk", "krawczyk_taylor"]
 
@@ -74,57 +74,7 @@ def _enclose(v):
             v = sp.nsimplify(v, rational=True) if isinstance(v, float) else sp.sympify(v)
         except (sp.SympifyError, TypeError):
             return None
-    if isinstance(v, sp.Integer):
-        return arb(int(v))
-    if isinstance(v, sp.Rational):
-        return arb(int(v.p)) / int(v.q)
-    if v is sp.E:
-        return arb.const_e()
-    if v is sp.pi:
-        return arb.pi()
-    if isinstance(v, sp.exp):
-        a = _enclose(v.args[0])
-        return None if a is None else a.exp()
-    if isinstance(v, sp.log):
-        a = _enclose(v.args[0])
-        return None if a is None or not a > 0 else a.log()
-    if isinstance(v, sp.Add | sp.Mul):
-        parts = [_enclose(a) for a in v.args]
-        if any(p is None for p in parts):
-            return None
-        out = parts[0]
-        for p in parts[1:]:
-            out = out + p if isinstance(v, sp.Add) else out * p
-        return out
-    if isinstance(v, sp.Pow) and isinstance(v.exp, sp.Rational):
-        b = _enclose(v.base)
-        if b is None:
-            return None
-        p, q = int(v.exp.p), int(v.exp.q)
-        if q != 1:
-            if b > 0:
-                b = b.root(q)
-            elif b < 0 and q % 2 == 1:
-                b = -((-b).root(q))
-            else:
-                return None
-        return b ** p if p >= 0 else 1 / b ** (-p)
-    if isinstance(v, sp.CRootOf):
-        return _enclose_rootof(v)
-    return None
-
-
-def _enclose_rootof(r):
-    """The ``r.index``-th real root of ``r.poly`` (sympy's order: real roots ascending)."""
-    poly = r.poly
-    if not (poly.domain.is_ZZ or poly.domain.is_QQ):
-        return None
-    cs = poly.all_coeffs()[::-1]
-    den = sp.ilcm(*[sp.Rational(c).q for c in cs])
-    fp = flint.fmpz_poly([int(sp.Rational(c) * den) for c in cs])
-    roots = sorted((c.real for c, _ in fp.complex_roots() if c.imag == 0 and c.imag.is_exact()),
-                   key=lambda b: b.mid())
-    return roots[r.index] if r.index < len(roots) else None
+    return _arb(v)
 
 
 def _arb_point(b):
@@ -139,7 +89,8 @@ def _arb_point(b):
 
 def meets(b, dps):
     """True if the ball ``b`` (arb or acb) has radius ``≤ 10^{-dps}·|mid|`` (each part of an
-    acb against the modulus), or is an exact number."""
+    acb against the modulus), or is an exact number.  Raises nothing.  Source: the width
+    rule of :mod:`freeprob.numeric.enclosure`."""
     if isinstance(b, acb):
         if b.real.is_exact() and b.imag.is_exact():
             return True
@@ -152,7 +103,8 @@ def meets(b, dps):
 
 
 def exact_arb(v):
-    """The mpf ``v`` as an exact ``arb`` (whatever ``flint.ctx.prec`` is)."""
+    """The mpf ``v`` (any precision; other numbers are read by ``mpmath.mpf``) as an exact
+    ``arb``, whatever ``flint.ctx.prec`` is.  Raises nothing.  Source: python-flint [JOH17]_."""
     if not isinstance(v, mpmath.mpf):
         v = mpmath.mpf(v)
     if not mpmath.isfinite(v):
@@ -165,7 +117,7 @@ def exact_arb(v):
 
 def ball_around(mid, b, dps=None):
     """An ``arb`` with midpoint ``mid`` (an mpf, e.g. the plain result) containing the ball
-    ``b``: the radius is ``|mid − b|`` rounded up."""
+    ``b``: the radius is ``|mid − b|`` rounded up.  Raises nothing.  Source: python-flint [JOH17]_."""
     m = exact_arb(mid)
     if b.is_exact() and b == m:
         return m
@@ -177,7 +129,8 @@ def ball_around(mid, b, dps=None):
 
 
 def acb_around(mid, b):
-    """``acb`` version of :func:`ball_around` (``mid`` an mpc)."""
+    """``acb`` version of :func:`ball_around` (``mid`` an mpc or a complex), part by part.
+    Raises nothing.  Source: python-flint [JOH17]_."""
     mid = mpmath.mpc(mid) if not isinstance(mid, mpmath.mpc) else mid
     return acb(ball_around(mid.real, b.real), ball_around(mid.imag, b.imag))
 
@@ -240,31 +193,14 @@ def krawczyk_taylor(Pi, d, c):
     for i in range(len(Pi) - 1, -1, -1):
         fc = fc * d + vals[i][0]
     dfm = vals[0][1]
-    if not (fc.is_finite() and dfm.is_finite()):
-        return None
-    dm = acb(dfm.mid())
-    if dm == 0:
-        return None
-    Y = acb((1 / dm).mid())
-    delta = Y * fc
-    prec = flint.ctx.prec
-    r0 = max(arb(delta.real.abs_upper()), arb(delta.imag.abs_upper()))
-    scale = max(arb(abs(c.mid()).upper()), arb(1))
-    floor = scale * arb(2) ** (8 - prec)
-    for factor in _RADII:
-        r = max(factor * r0, floor)
-        ra = arb(r.upper() if not r.is_exact() else r)
-        B = acb(arb(c.real, ra), arb(c.imag, ra))
+
+    def deriv(B):
         hB = B - c
         dB = acb(0)
         for i in range(len(Pi) - 1, -1, -1):
             dB = dB * d + dq[i](hB)
-        K = c - delta + (1 - Y * dB) * hB
-        if K.is_finite() and B.contains_interior(K):
-            return K
-        if _no_contraction(K, delta, ra):
-            return None
-    return None
+        return dB
+    return _boxes(c, fc, dfm, deriv)
 
 
 def krawczyk(A, c, *, newton=True):
@@ -299,7 +235,15 @@ def krawczyk(A, c, *, newton=True):
             c = acb((c - step).mid())
             if step == 0 or abs(step.mid()) <= abs(c.mid()) * arb(2) ** (4 - prec):
                 break
-    fc, dfc = pA(c), dA(c)
+    return _boxes(c, pA(c), dA(c), dA, real=real)
+
+
+def _boxes(c, fc, dfc, deriv, real=False):
+    """Krawczyk's operator ``K = c − Y·f(c) + (1 − Y·f'(B))·(B − c)`` on boxes ``B`` about
+    the centre ``c`` of radius :data:`_RADII` × the Newton correction (at least
+    ``2^{8−prec}·max(|c|, 1)``); ``fc ∋ f(c)``, ``dfc ∋ f'(c)``, ``deriv(B) ∋ f'(B)``.
+    Returns the first ``K ⊂ int B`` (with ``real``: boxes symmetric about the real axis,
+    ``K`` real), or ``None``.  Source: [RUM10]_ §8."""
     if not (fc.is_finite() and dfc.is_finite()):
         return None
     dm = acb(dfc.mid())
@@ -308,18 +252,15 @@ def krawczyk(A, c, *, newton=True):
     Y = acb((1 / dm).mid())
     delta = Y * fc
     r0 = max(arb(delta.real.abs_upper()), arb(delta.imag.abs_upper()))
-    scale = max(arb(abs(c.mid()).upper()), arb(1)) if not c == 0 else arb(1)
-    floor = scale * arb(2) ** (8 - prec)
+    scale = max(arb(abs(c.mid()).upper()), arb(1))
+    floor = scale * arb(2) ** (8 - flint.ctx.prec)
     for factor in _RADII:
         r = max(factor * r0, floor)
         ra = arb(r.upper() if not r.is_exact() else r)
         B = acb(arb(c.real, ra), arb(0, ra) if real else arb(c.imag, ra))
-        dB = dA(B)
-        K = c - delta + (1 - Y * dB) * (B - c)
+        K = c - delta + (1 - Y * deriv(B)) * (B - c)
         if K.is_finite() and B.contains_interior(K):
-            if real:
-                K = acb(K.real, 0)
-            return K
+            return acb(K.real, 0) if real else K
         if _no_contraction(K, delta, ra):
             return None
     return None

@@ -86,7 +86,7 @@ from mpmath import libmp
 
 from freeprob.numeric.atoms import _Atoms
 from freeprob.numeric.boundary import _BoundaryValues
-from freeprob.numeric.enclosure import _Enclosures, _prec, ball_around
+from freeprob.numeric.enclosure import _Enclosures, _prec, _width, ball_around, enclose, meets
 from freeprob.numeric.exact import _ExactData
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
@@ -290,15 +290,9 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         return _mpf(libmp.from_man_exp(v[0], v[2], libmp.dps_to_prec(dps), "n"))
 
     @staticmethod
-    def _arb_const(value, prec):
-        from freeprob.numeric.enclosure import enclose
-        return enclose(value, prec)
-
-    @staticmethod
     def _ball_checked(plain, b, dps, where):
         """The ball ``b`` re-centred on the plain value; :class:`PrecisionError` if it is
         wider than ``dps`` digits (the plain value and the enclosure disagree)."""
-        from freeprob.numeric.enclosure import _width, meets
         if b.is_exact() and b == 0 and plain == 0:
             return b
         out = ball_around(plain, b)
@@ -458,7 +452,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
                 with mpmath.workdps(dps):
                     plain = +(mpmath.mpf(ib.mid()) * mpmath.mpf(_to_mpf(1 - mass, prec)))
                 with _prec(prec):
-                    prod = ib * self._arb_const(1 - mass, prec)
+                    prod = ib * enclose(1 - mass, prec)
                 return self._ball_checked(plain, prod, dps, xe)
             with mpmath.workdps(dps):
                 return +(inner.density(xe, dps=dps + 5) * mpmath.mpf(_to_mpf(1 - mass, prec)))

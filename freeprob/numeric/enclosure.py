@@ -49,6 +49,8 @@ import flint
 import mpmath
 import sympy as sp
 
+from freeprob.core.symbols import G as _G
+from freeprob.core.symbols import z as _z
 from freeprob.errors import NotAvailable, PrecisionError
 from freeprob.numeric.balls import (  # noqa: F401  (re-exported: the public ball helpers)
     _arb_point,
@@ -212,10 +214,6 @@ class _Enclosures:
                                  f"{_width(out)}, not 10^-{dps}")
         return out
 
-    def _ball_density(self, xe, dps):
-        """Ball of the density at the exact point ``xe``; midpoint = the plain value."""
-        return self._density_exact_point(xe, dps, ball=True)
-
     def _ball_special_density(self, xe, dps, plain):
         """Ball of the density at a special point (edge, collision): the limit value ``r``
         of the plain path is a root of the exact ``P(·, x₀)``; its square-free part is
@@ -244,7 +242,7 @@ class _Enclosures:
         if r is None:
             raise NotAvailable(f"AlgebraicCauchy.density(ball=True): no limit value at {xe}")
         with sp.evaluate(True):
-            px = sp.Poly(self._P.as_expr().subs(self._zsym(), xe.expr), self._gsym())
+            px = sp.Poly(self._P.as_expr().subs(_z, xe.expr), _G)
         try:
             px = px.sqf_part()
         except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
@@ -269,16 +267,6 @@ class _Enclosures:
         raise PrecisionError(
             f"AlgebraicCauchy.density: no enclosure at the special point {xe} to {dps} digits"
             + (f" (relative width reached: {_width(out)})" if out is not None else ""))
-
-    @staticmethod
-    def _zsym():
-        from freeprob.core.symbols import z
-        return z
-
-    @staticmethod
-    def _gsym():
-        from freeprob.core.symbols import G
-        return G
 
     # -- support and atoms ----------------------------------------------------------------
     def _edge_ball(self, e, dps):

@@ -170,36 +170,64 @@ def _to_mpf(value, prec):
 _TO_MPF_CACHE = {}
 
 
-def _arb(expr):
-    """``expr`` (a sympy number built from rationals, e, π, ``exp(r)`` and radicals with
-    ``+``, ``·`` and integer or half-integer powers) as a python-flint ``arb`` at the
-    current ``flint.ctx.prec``; ``None`` for anything else (sympy evaluates it then)."""
-    if isinstance(expr, sp.Rational):
-        return flint.arb(int(expr.p)) / int(expr.q)
-    if expr is sp.E:
-        return flint.arb.const_e()
-    if expr is sp.pi:
-        return flint.arb.pi()
-    if isinstance(expr, sp.exp):
-        a = _arb(expr.args[0])
+def _arb(v):
+    """The sympy number ``v`` (built from rationals, e, π, ``exp``, ``log`` of positive
+    numbers, rational powers and real ``CRootOf``, with ``+`` and ``·``) as a python-flint
+    ``arb`` at the current ``flint.ctx.prec`` that provably contains it; ``None`` for
+    anything else (callers then evaluate it otherwise or refuse).  Source: python-flint
+    (Arb) ball arithmetic [JOH17]_."""
+    arb = flint.arb
+    if isinstance(v, sp.Integer):
+        return arb(int(v))
+    if isinstance(v, sp.Rational):
+        return arb(int(v.p)) / int(v.q)
+    if v is sp.E:
+        return arb.const_e()
+    if v is sp.pi:
+        return arb.pi()
+    if isinstance(v, sp.exp):
+        a = _arb(v.args[0])
         return None if a is None else a.exp()
-    if isinstance(expr, sp.Add | sp.Mul):
-        args = [_arb(a) for a in expr.args]
-        if any(a is None for a in args):
+    if isinstance(v, sp.log):
+        a = _arb(v.args[0])
+        return None if a is None or not a > 0 else a.log()
+    if isinstance(v, sp.Add | sp.Mul):
+        parts = [_arb(a) for a in v.args]
+        if any(p is None for p in parts):
             return None
-        out = args[0]
-        for a in args[1:]:
-            out = out + a if isinstance(expr, sp.Add) else out * a
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + p if isinstance(v, sp.Add) else out * p
         return out
-    if isinstance(expr, sp.Pow) and isinstance(expr.exp, sp.Rational) and expr.exp.q in (1, 2):
-        b = _arb(expr.base)
-        if b is None or (expr.exp.q == 2 and not b > 0):
+    if isinstance(v, sp.Pow) and isinstance(v.exp, sp.Rational):
+        b = _arb(v.base)
+        if b is None:
             return None
-        if expr.exp.q == 2:
-            b = b.sqrt()
-        n = int(expr.exp.p)
-        return b ** n if n >= 0 else 1 / b ** (-n)
+        p, q = int(v.exp.p), int(v.exp.q)
+        if q != 1:
+            if b > 0:
+                b = b.root(q)
+            elif b < 0 and q % 2 == 1:
+                b = -((-b).root(q))
+            else:
+                return None
+        return b ** p if p >= 0 else 1 / b ** (-p)
+    if isinstance(v, sp.CRootOf):
+        return _enclose_rootof(v)
     return None
+
+
+def _enclose_rootof(r):
+    """The ``r.index``-th real root of ``r.poly`` (sympy's order: real roots ascending)."""
+    poly = r.poly
+    if not (poly.domain.is_ZZ or poly.domain.is_QQ):
+        return None
+    cs = poly.all_coeffs()[::-1]
+    den = sp.ilcm(*[sp.Rational(c).q for c in cs])
+    fp = flint.fmpz_poly([int(sp.Rational(c) * den) for c in cs])
+    roots = sorted((c.real for c, _ in fp.complex_roots() if c.imag == 0 and c.imag.is_exact()),
+                   key=lambda b: b.mid())
+    return roots[r.index] if r.index < len(roots) else None
 
 
 def _arb_to_mpf(value, prec):
@@ -245,19 +273,23 @@ def _pvals(A, g):
     return p, q
 
 
-def _newton(A, g, tol, scale, maxit=40, atol=0):
+def _newton(A, g, tol, scale, maxit=40, atol=0, mid=None):
     """Newton's method from ``g``; the root, or ``None`` without convergence.
 
     Stops when the correction is below ``tol·max(|g|, scale)`` or ``atol``, or when it
-    stagnates at the rounding level of an ill-conditioned root (below ``√tol``)."""
+    stagnates at the rounding level of an ill-conditioned root (below ``√tol``).  ``mid``
+    (for python-flint balls: ``lambda v: v.mid()``) is applied to each iterate and
+    correction size; ``q == 0`` (for a ball: certainly zero) stops without a step."""
     prev = None
     for i in range(maxit):
         p, q = _pvals(A, g)
-        if not q:
+        if q == 0:
             return None
         d = p / q
         g = g - d
         ad = abs(d)
+        if mid is not None:
+            g, ad = mid(g), mid(ad)
         ref = max(abs(g), scale)
         if ad <= tol * ref or ad <= atol:
             return g
