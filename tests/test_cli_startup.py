@@ -98,3 +98,24 @@ def test_density_plot_without_matplotlib_names_the_extra(capsys, monkeypatch, tm
     out, err = capsys.readouterr()
     assert status == 2 and not target.exists() and out == ""
     assert err.count("\n") == 1 and "freeprob[plot]" in err and "Traceback" not in err
+
+
+def test_python_dash_m_freeprob_is_the_command():
+    """``python -m freeprob`` runs the same command as ``freeprob`` (freeprob/__main__.py)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-m", "freeprob", "moments", "Semicircle(0, 1)", "--order", "4"],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == _moments_lines()
+    bad = subprocess.run([sys.executable, "-m", "freeprob", "no-such-command"], env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def _moments_lines():
+    """What ``freeprob moments Semicircle(0, 1) --order 4`` prints, in this process."""
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main(["moments", "Semicircle(0, 1)", "--order", "4"]) == 0
+    return out.getvalue().split()

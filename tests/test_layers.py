@@ -48,7 +48,13 @@ def _modules():
 MODULES = _modules()
 
 
+#: top-level modules of a higher layer: ``python -m freeprob`` is the command line
+TOP_LEVEL = {"freeprob.__main__": "cli"}
+
+
 def _layer(mod):
+    if mod in TOP_LEVEL:
+        return TOP_LEVEL[mod]
     if mod in BASE:
         return "base"
     if mod in _compat.SHIMS:
