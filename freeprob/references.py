@@ -1,5 +1,5 @@
-r"""The one bibliography of freeprob.  Docstrings cite these by key, ``[HK26]_``; the README's
-"References" section lists the same entries (a test checks both).
+r"""The one bibliography of freeprob.  Docstrings cite these by key, ``[HK26]_``; the documentation's
+references page (docs/references.md) lists the same entries (a test checks both).
 
 .. [HK26] T. Hayase, R. Karakida, *Gaussian Equivalence for Multi-Head Self-Attention*,
    arXiv:2610.10033 (2026).

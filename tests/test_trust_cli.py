@@ -6,7 +6,7 @@ long are refused up front with the estimate and ``--force``; one policy for file
 by request (existing files refused unless ``--force``; ``-`` is standard output); both
 spellings of ``--no-figures``; no empty or stale figures; figures whose title and legend
 fit; pooled QQ plots that say so; custom configurations cannot take a built-in name; the
-README's verify examples are accepted; pyproject's floors are the pinned CI floors.
+README's and the documentation's verify examples are accepted; pyproject's floors are the pinned CI floors.
 """
 import csv
 import io
@@ -220,10 +220,12 @@ def test_custom_configuration_cannot_take_a_built_in_name():
 
 
 def test_readme_verify_examples_are_accepted(monkeypatch):
-    """Every ``freeprob verify`` line of the README's command blocks parses and plans."""
+    """Every ``freeprob verify`` line of the command blocks of the README and of the
+    documentation pages (docs/**/*.md) parses and plans."""
     import freeprob.verify as verify_mod
     from freeprob.verify import plan_cells
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     lines, fenced = [], False
     for ln in text.splitlines():
         if ln.startswith("```"):

@@ -23,17 +23,17 @@ one").  Every law is a :class:`~freeprob.law.Law` of the exact core: exact momen
 rational functions of θ1, θ2, h and the width ratios when these are symbols), an
 algebraic Cauchy equation and certified densities.
 
-=============================  ===========================================================
-law                            construction (``c_K = γ_K/h``, ``c_V = γ_V/h``)
-=============================  ===========================================================
-:func:`attention_law`          ``π(ρ_{c_K}, 1)``
-:func:`concatenated_attention_law`  ``h⁻¹ π(ρ_{c_K}, h)`` (= ``ρ_{γ_K} ⊠ MP(1/h)``)
-:func:`head_sum_law`           ``π(ρ_γ, 1)``, ``γ = γ_K`` (independent keys), ``c_K``
-                               (one shared key), ``h_KV c_K`` (grouped queries)
-:func:`head_output_law`        ``π(μ_B, c_V)``
-:func:`stacked_output_law`     ``π(μ_B, γ_V)``
-:func:`output_law`             ``π(μ_VO, γ_O)``, ``μ_VO = t⁻¹ π(μ_B, t)``, ``t = γ_V/γ_O``
-=============================  ===========================================================
+====================================  ===========================================================
+law                                   construction (``c_K = γ_K/h``, ``c_V = γ_V/h``)
+====================================  ===========================================================
+:func:`attention_law`                 ``π(ρ_{c_K}, 1)``
+:func:`concatenated_attention_law`    ``h⁻¹ π(ρ_{c_K}, h)`` (= ``ρ_{γ_K} ⊠ MP(1/h)``)
+:func:`head_sum_law`                  ``π(ρ_γ, 1)``, ``γ = γ_K`` (independent keys), ``c_K``
+                                      (one shared key), ``h_KV c_K`` (grouped queries)
+:func:`head_output_law`               ``π(μ_B, c_V)``
+:func:`stacked_output_law`            ``π(μ_B, γ_V)``
+:func:`output_law`                    ``π(μ_VO, γ_O)``, ``μ_VO = t⁻¹ π(μ_B, t)``, ``t = γ_V/γ_O``
+====================================  ===========================================================
 
 Here ``μ_B = c_V π(ρ_{c_K}, 1/c_V)`` is the law of a head's value covariance
 ``B_i = V_iᵀ Σ_i V_i / n`` (untied), and ``μ_B = φ_KV # MP(c_K)`` for tied values.

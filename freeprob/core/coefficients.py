@@ -12,7 +12,7 @@ ring                   elements                                   series kernels
 =====================  =========================================  =====================
 :class:`RationalRing`  python-flint ``fmpq`` (exact rationals)    FLINT ``fmpq_series``
 :class:`SymbolicRing`  elements of a sympy domain, e.g.           generic (this module)
-                       ``QQ<sqrt(2)>`` or ``ZZ(c0)`` with c0² = 2
+                       ``QQ<sqrt(2)>`` or ``ZZ(c0)``, c0² = 2
 :class:`MpolyRing`     rational functions of symbols (``ZZ(t1,      FLINT ``fmpq_mpoly``,
                        t2)``, ``ZZ(t, E)``) as fractions of         Lagrange inversion
                        python-flint ``fmpq_mpoly``                  (:mod:`.mpolyseries`)

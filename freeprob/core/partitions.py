@@ -30,13 +30,13 @@ Conventions
 
 Three partition lattices give three cumulant notions:
 
-=============  ==========================  ============================================
-cumulants      partitions summed over      source
-=============  ==========================  ============================================
-free           non-crossing ``NC(n)``      [NS06]_ Lecture 11, Def. 11.3 / Prop. 11.4
-boolean        interval ``I(n)``           [SW97]_
+=============  ===========================  ============================================
+cumulants      partitions summed over       source
+=============  ===========================  ============================================
+free           non-crossing ``NC(n)``       [NS06]_ Lecture 11, Def. 11.3 / Prop. 11.4
+boolean        interval ``I(n)``            [SW97]_
 classical      all set partitions ``P(n)``  [LS59]_
-=============  ==========================  ============================================
+=============  ===========================  ============================================
 
 References: [NS06]_, [SW97]_, [LS59]_ (:mod:`freeprob.references`).
 """

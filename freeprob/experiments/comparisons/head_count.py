@@ -12,7 +12,7 @@ Measured: softmax MHA at ``n`` tokens (default 512, so ``d_K = d_V = 8``), sever
 initialisations × 4 targets each, mean and 95% t-interval over the initialisations
 (the targets of one initialisation averaged first), and the spectral average
 ``tr e^{−2tFFᵀ}/n``.  The paper's sizes are not given; its largest
-|measured − predicted| is below 0.003.  At ``d_K = n/64`` the softmax features carry the
+``|measured − predicted|`` is below 0.003.  At ``d_K = n/64`` the softmax features carry the
 small-``d_K`` effect of docs/theory.md §7 F1 (≈ 0.02 at ``d_K = 8``, shrinking like
 ``1/d_K``), which the table shows rather than hides.
 """
