@@ -20,7 +20,7 @@ It lives in the experiments layer so that the reports of :mod:`freeprob.verify` 
 without importing the command line; :mod:`freeprob.cli.files` (old name
 ``freeprob._cliutil``) re-exports it.
 
-Source: this project's design (README, "Three jobs from the shell" and "Sweeps").
+Source: this project's design (docs/guide/cli.md and docs/guide/sweeps.md).
 """
 from __future__ import annotations
 

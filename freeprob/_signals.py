@@ -26,7 +26,7 @@ def interruption(exc):
 def sigterm_as_interrupt():
     """Within the block, SIGTERM raises :class:`Terminated` in the main thread (once: a
     second SIGTERM during the clean-up is ignored); the previous handler is restored after.
-    No-op off the main thread.  Source: this project's design (README, "Sweeps")."""
+    No-op off the main thread.  Source: this project's design (docs/guide/sweeps.md)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

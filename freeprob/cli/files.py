@@ -12,7 +12,7 @@ from :mod:`freeprob._files`) the one policy for files written by request.
   ``--force``, regular files are replaced atomically, devices and FIFOs written directly;
   the full list is in :mod:`freeprob._files`).
 
-Source: this project's design (README, "Three jobs from the shell" and "Sweeps").
+Source: this project's design (docs/guide/cli.md and docs/guide/sweeps.md).
 """
 from __future__ import annotations
 

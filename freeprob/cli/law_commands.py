@@ -292,7 +292,7 @@ def add_law_commands(sub) -> None:
     p.add_argument("--ball", action="store_true",
                    help="prove each value: print a radius such that the printed value ± radius provably "
                         "contains the density (a python-flint ball, Krawczyk's test on the selected root; "
-                        "see the README, 'Certified digits')")
+                        "see docs/guide/cauchy.md, 'Certified digits')")
     p.add_argument("--plot", metavar="FILE.png", default=None,
                    help="draw the density (and atoms) to FILE.png, .pdf or .svg (matplotlib, Agg; '-': PNG "
                         "to standard output)")

@@ -15,7 +15,7 @@ open it read-only, so they can run while the sweep is still writing:
 ``DB`` is the database file or the ``--out`` directory of a run
 (:func:`freeprob.store.store_path`).
 
-Source: this project's design (README, "Sweeps").
+Source: this project's design (docs/guide/sweeps.md).
 """
 from __future__ import annotations
 

@@ -231,7 +231,7 @@ def check_unique(items, what, key=None, same="the same value"):
         Two items with the same normal form: ``configs lists 'gpt2-small' twice; give
         each value once`` (or ``lists 'mqa' and 'gqa:1', the same value``).
 
-    Source: this project's input rules (README, "verify").
+    Source: this project's input rules (docs/guide/verify.md).
     """
     items = tuple(items)
     seen = {}

@@ -15,7 +15,7 @@ every run is checked before anything is computed:
 Each refusal says what it estimated, the limit, and that ``--force`` (``force=True`` from
 Python, or :func:`allow_large` around a call) runs it anyway.
 
-Source: measured on this project's 2-core x86_64 (README, "Benchmarks"): one coupled
+Source: measured on this project's 2-core x86_64 (docs/benchmarks.md): one coupled
 softmax + GE cell at ``n = 2048, h = 32, d_K = d_V = 128, d_O = d = 4096`` takes 6.5 s
 idle, 12 s under load, peak memory 0.76 GiB; tabulating an attention law costs about
 2 ms per density point (1.5 s + 2 ms × points, 2026-12).

@@ -27,7 +27,7 @@ applies the rules:
 
 Files the manifest does not list are never overwritten (without ``--force``) or removed.
 
-Source: this project's design (README, "Output and resuming").
+Source: this project's design (docs/guide/verify.md, "Output and resuming").
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ the schema and row checksums (:mod:`freeprob.experiments.store_schema`) and, her
 :func:`code_version` and :class:`ResultStore`; every name of the other two is re-exported
 here.
 
-Source: the design of this project (README, "Sweeps"); SQLite is the Python standard
+Source: the design of this project (docs/guide/sweeps.md); SQLite is the Python standard
 library's :mod:`sqlite3`.
 """
 from __future__ import annotations
@@ -115,7 +115,7 @@ def code_version() -> str:
     ------
     Nothing.
 
-    Source: this project's design (README, "Sweeps"); :mod:`hashlib`, :mod:`importlib.metadata`.
+    Source: this project's design (docs/guide/sweeps.md); :mod:`hashlib`, :mod:`importlib.metadata`.
     """
     try:
         version = importlib.metadata.version("freeprob")

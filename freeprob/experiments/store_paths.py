@@ -7,7 +7,7 @@ a full disk (:func:`disk_full_hint`) and :class:`StoreError`.
 Part of :mod:`freeprob.experiments.store` (``freeprob.store``), which re-exports every
 name here; the store itself is :class:`freeprob.experiments.store.ResultStore`.
 
-Source: this project's design (README, "Sweeps"); SQLite's file naming
+Source: this project's design (docs/guide/sweeps.md); SQLite's file naming
 (https://www.sqlite.org/tempfiles.html).
 """
 from __future__ import annotations
@@ -134,7 +134,7 @@ def check_creatable(directory):
         A file in the way, or a nearest existing ancestor that is not a writable
         directory; the message says which and to choose another ``--out``.
 
-    Source: this project's design (a refused run leaves nothing behind; README, "Sweeps").
+    Source: this project's design (a refused run leaves nothing behind; docs/guide/sweeps.md).
     """
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
@@ -173,7 +173,7 @@ def refuse_store_targets(targets, store, *, who):
         file, by resolved path or :func:`os.path.samefile` (symbolic and hard links
         included); nothing has been read or written.
 
-    Source: this project's design (README, "Sweeps").
+    Source: this project's design (docs/guide/sweeps.md).
     """
     files = store_files(store)
     for what, target in targets:

@@ -7,7 +7,7 @@ bytes, quantities as finite floats or NULL, the ``config, n, beta, seed`` column
 Part of :mod:`freeprob.experiments.store` (``freeprob.store``), which re-exports every
 name here; see its docstring for the tables and what the checksums guarantee.
 
-Source: this project's design (README, "Sweeps"); :mod:`hashlib`, :func:`numpy.save`.
+Source: this project's design (docs/guide/sweeps.md); :mod:`hashlib`, :func:`numpy.save`.
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ Randomness never depends on scheduling: a cell draws from
 ``numpy.random.default_rng(cell_seed(sweep_seed, key))`` (:func:`cell_seed`: the sweep
 seed and a hash of the cell key).
 
-Source: this project's design (README, "Sweeps"); Dask distributed,
+Source: this project's design (docs/guide/sweeps.md); Dask distributed,
 https://distributed.dask.org (``LocalCluster``, ``Client``, ``as_completed``).
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ class SchedulerError(FreeprobValueError):
 def max_local_workers() -> int:
     """The most local worker processes allowed: ``max(8, 2 × cores)`` (more only
     oversubscribe the cores: each is a Python process with its own memory).  Source: this
-    project's sweep design (README, "Sweeps")."""
+    project's sweep design (docs/guide/sweeps.md)."""
     return max(8, 2 * (os.cpu_count() or 1))
 
 
@@ -91,7 +91,7 @@ def check_workers(workers, who="workers"):
     """``workers`` as an int in ``[1, max_local_workers()]``.
 
     Raises :class:`FreeprobValueError` (naming ``who`` and the allowed range) otherwise.
-    Source: this project's sweep design (README, "Sweeps")."""
+    Source: this project's sweep design (docs/guide/sweeps.md)."""
     workers = check_int(workers, None, who, minimum=1)
     top = max_local_workers()
     if workers > top:
@@ -125,7 +125,7 @@ def check_executor(workers=None, scheduler=None):
     SchedulerError
         A malformed address.
 
-    Source: this project's sweep design (README, "Sweeps").
+    Source: this project's sweep design (docs/guide/sweeps.md).
     """
     address = None if scheduler is None else _check_address(scheduler)
     return check_workers(workers if workers is not None else min(os.cpu_count() or 1, 8)), address

@@ -97,7 +97,7 @@ def check_comparison(key, *, quick=False, n=None, seeds=None, workers=1, schedul
         cell estimated above :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory (the
         message says what to lower and that ``--force`` runs it anyway).
 
-    Source: this project's design (a refused run creates nothing; README, "Sweeps");
+    Source: this project's design (a refused run creates nothing; docs/guide/sweeps.md);
     :mod:`freeprob.cost`.
     """
     from freeprob.experiments.cost import allow_large
@@ -146,7 +146,7 @@ def run_comparison(key, *, workers=None, scheduler=None, store=None, executor=No
         Unreachable scheduler (within :data:`freeprob.sweep.CONNECT_TIMEOUT` s), no workers,
         other freeprob version on the workers, local workers that cannot start.
 
-    Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
     """
     mod = _module(key)
     if workers is not None and scheduler is not None:

@@ -264,7 +264,7 @@ def sweep_session(store, executor, sweep_name, *, progress=False, kind=None, set
     FreeprobValueError
         ``sweep_name`` empty or not a string.
 
-    Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
     """
     if not isinstance(sweep_name, str) or not sweep_name:
         raise FreeprobValueError(f"sweep_session: sweep_name must be a non-empty string; got {sweep_name!r}")
@@ -481,7 +481,7 @@ def measure(fn, calls, *, label, progress=None):
     Cell parameters: ``config = label``, ``n = dims.n``, ``beta = str(beta)``, ``seed``
     and the other arguments.
 
-    Source: this project's design (README, "Sweeps"); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
     """
     calls = list(calls)
     session = _SESSION.get()
