@@ -146,7 +146,7 @@ def test_input_gram_law_gaussian_vs_ge_sample():
 def test_input_gram_law_bad_input():
     from freeprob.attention.input_gram import input_gram_law, input_gram_measure, variance_profile_moments
     with pytest.raises(FreeprobValueError, match="obj"):
-        input_gram_law("out", n=64, heads=1, d_k=8, beta=1.0)
+        input_gram_law("tied_out", n=64, heads=1, d_k=8, beta=1.0)
     with pytest.raises(FreeprobValueError, match="beta"):
         input_gram_law("single", n=64, heads=1, d_k=8, beta=-1.0)
     with pytest.raises(FreeprobValueError, match="kind"):

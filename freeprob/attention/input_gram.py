@@ -20,6 +20,9 @@ deterministic equivalent of Hachem–Loubaton–Najim (2007, variance profiles; 
   ``ν_D`` as single; unchanged by key sharing;
 * ``sum`` (independent keys): ``α = 1``, ``ν_D = θ2 · ν_X ⊠ MP(1/γ_K)``.
 
+``head_out``, ``stack``, ``out`` (non-commuting right factors ``Fᵀ K F``): the nested scalar
+equations of :mod:`freeprob.attention.input_gram_out`, reached through :func:`input_gram_law`.
+
 With ``ν_X = δ_1`` these are the laws of :mod:`freeprob.attention.laws` (``t`` constant:
 the compound free Poisson equation of ``ρ = law of d + s``).  ``ν_X ⊠ MP(1/c)`` is
 computed by the exact core (:func:`freeprob.laws.operations.free_mul`) when ``ν_X`` is an
@@ -44,8 +47,8 @@ from freeprob.errors import FreeprobValueError
 __all__ = ["discretise", "input_gram_measure", "score_measure", "variance_profile_stieltjes",
            "variance_profile_moments", "input_gram_law", "INPUT_LAW_OBJECTS"]
 
-#: objects with an input-Gram law
-INPUT_LAW_OBJECTS = ("single", "concat", "sum")
+#: objects with an input-Gram law (head_out, stack, out: :mod:`freeprob.attention.input_gram_out`)
+INPUT_LAW_OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out")
 
 
 def _measure(m, who):
@@ -206,7 +209,7 @@ def _to_measure(x, dens, atom0):
     return x, w
 
 
-def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500):
+def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, rank=None):
     r"""The limiting input Gram law ``ν_X`` (mean-one convention) as a discrete measure.
 
     Parameters
@@ -219,18 +222,23 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500):
         AR(1) correlation; low-rank energy fraction.
     points : int
         Nodes per support interval.
+    n, rank : int, optional
+        ``"lowrank"`` only, both or neither: keep the ``r = rank`` outliers at the finite
+        ``n`` as an atom of mass ``r/n`` at ``s n/r + 1 − s`` (the bulk weighted ``1 − r/n``;
+        the mean stays one), a finite-``n`` deterministic equivalent.
 
     Returns
     -------
     (points, weights)
         ``δ_1`` (orthonormal); ``MP(n/d)`` (gaussian, exact core); ``(1 − s) MP(n/d)``
-        (lowrank: the ``r`` outliers have mass → 0); ``Szegő(f_ρ) ⊠ MP(n/d)`` (ar1, by the
-        variance-profile equations with ``s = 0``).
+        (lowrank: the ``r`` outliers have mass → 0, unless ``n`` and ``rank`` are given);
+        ``Szegő(f_ρ) ⊠ MP(n/d)`` (ar1, by the variance-profile equations with ``s = 0``).
 
     Raises
     ------
     FreeprobValueError
-        Unknown kind, ``ratio ≤ 0``, ``rho``/``spike`` outside ``[0, 1)``.
+        Unknown kind, ``ratio ≤ 0``, ``rho``/``spike`` outside ``[0, 1)``; only one of
+        ``n``, ``rank``, or ``rank`` not an integer in ``1 … n − 1``.
 
     Source: theory.md §10 (Marchenko–Pastur; Szegő's theorem for Toeplitz spectra).
     """
@@ -250,7 +258,15 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500):
     if kind == "gaussian":
         return discretise(MarchenkoPastur(q), points)
     if kind == "lowrank":
-        return discretise(dilate(MarchenkoPastur(q), sp.nsimplify(1 - spike, rational=True)), points)
+        x, w = discretise(dilate(MarchenkoPastur(q), sp.nsimplify(1 - spike, rational=True)), points)
+        if n is None and rank is None:
+            return x, w
+        if (isinstance(n, bool) or isinstance(rank, bool) or not isinstance(n, int) or not isinstance(rank, int)
+                or not 1 <= rank < n):
+            raise FreeprobValueError(f"input_gram_measure: n and rank must be integers with 1 ≤ rank < n; "
+                                     f"got n={n!r}, rank={rank!r}")
+        loc = spike * n / rank + 1 - spike                # (1 − r/n)(1 − s) + (r/n) loc = 1
+        return np.append(x, loc), np.append(w * (1 - rank / n), rank / n)
     sym = _szego_ar1(rho, points)
     upper = float(sym[0].max()) * (1 + math.sqrt(ratio))**2 * 1.05
     atom0 = max(0.0, 1 - 1 / ratio)
@@ -362,23 +378,33 @@ def variance_profile_moments(row_moments, col_moments, s, alpha, order):
 
 
 def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5, spike=0.5,
-                   points=400, grid=800, eta_rel=2e-3):
+                   points=400, grid=800, eta_rel=2e-3, d_v=None, d_o=None, rank=None):
     r"""The limiting law of an attention object of the GE with general inputs, tabulated.
 
     Parameters
     ----------
-    obj : {"single", "concat", "sum"}
+    obj : {"single", "concat", "sum", "head_out", "stack", "out"}
+        The last three are delegated to
+        :func:`freeprob.attention.input_gram_out.input_gram_output_law` (with ``d_v``,
+        ``d_o``: value and output widths, default ``d_k`` and ``n``; its dict has also
+        ``atom0``, the mass at 0, and ``cdf`` is then the continuous part only).
     n, heads, d_k : int ≥ 1
         Tokens, heads, key width (``c_K = d_K/n``, ``γ_K = h d_K/n``).
     beta : float ≥ 0
     kind : input kind (:func:`input_gram_measure`); ``d`` the input width (``n/d``).
     points, grid, eta_rel : discretisation of ``ν_X``, ``ν_D``; density nodes; ``η/upper``.
+    rank : int, optional
+        ``kind="lowrank"``: keep the ``r = rank`` input outliers at this ``n``
+        (:func:`input_gram_measure`; ``ν_D`` then by the equations, not the exact core).
+        They carry ``m_2(C) ≈ s² n/r``, which grows with ``n``: without them the law misses
+        the outliers that dominate W1 (theory.md §10).
 
     Returns
     -------
     dict
         ``x`` (nodes), ``density``, ``cdf`` (at the nodes), ``moments`` (``m_0 … m_4``,
-        plane trees on the discretised measures), ``upper`` (grid end), ``alpha``.
+        plane trees on the discretised measures; for head_out/stack/out by the Cauchy
+        integral of the transform), ``upper`` (grid end), ``alpha``.
 
     Raises
     ------
@@ -396,12 +422,21 @@ def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5
     if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
         raise FreeprobValueError(f"input_gram_law: beta must be a finite number ≥ 0; got {beta!r}")
     d = n if d is None else d
+    extra = dict(n=n, rank=rank) if (kind == "lowrank" and rank is not None) else {}
+    if obj in ("head_out", "stack", "out"):
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+            raise FreeprobValueError(f"input_gram_law: d must be an integer ≥ 1; got {d!r}")
+        from freeprob.attention.input_gram_out import input_gram_output_law
+        nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
+        return input_gram_output_law(obj, nu_x, n=n, heads=heads, d_k=d_k, beta=beta, d_v=d_v, d_o=d_o,
+                                     grid=grid, eta_rel=eta_rel)
     theta2 = beta * beta
     s = math.expm1(theta2) - theta2
     ratio = d_k / n if obj != "sum" else heads * d_k / n
     alpha = float(heads) if obj == "concat" else 1.0
-    nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points)
-    nu_d = score_measure(nu_x, ratio, theta2, kind=kind, n_over_d=n / d, spike=spike, points=points)
+    nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
+    nu_d = score_measure(nu_x, ratio, theta2, kind=None if extra else kind, n_over_d=n / d, spike=spike,
+                         points=points)
     mom = variance_profile_moments([float(np.sum(nu_x[1] * nu_x[0]**j)) for j in range(7)],
                                    [float(np.sum(nu_d[1] * nu_d[0]**j)) for j in range(7)], s, alpha, 6)
     mx, md = float(nu_x[0].max()), float(nu_d[0].max())

@@ -3,7 +3,8 @@ r"""``freeprob explore``: the paper's open questions (§6.2) answered numericall
 * :func:`run_inputs` (``explore inputs``): softmax attention with general inputs (Gram
   ``XXᵀ/d`` ≠ I: Gaussian tokens with ``n ≤ d`` and ``n > d``, AR(1)-correlated tokens,
   low-rank-plus-noise tokens) against the orthonormal-input law (:mod:`freeprob.attention.laws`)
-  and the input-Gram law (:mod:`freeprob.attention.input_gram`), and an architecture
+  and the input-Gram law (:mod:`freeprob.attention.input_gram`; ``out``:
+  :mod:`freeprob.attention.input_gram_out`), and an architecture
   comparison (GQA vs within-head tying) under those inputs.
 * :func:`run_beta_growth` (``explore beta-growth``, :mod:`freeprob.experiments.explore_beta`):
   the frontier ``β*(n, ε)``.
@@ -95,16 +96,20 @@ def _input_law_job(case, n, heads, d_k, beta, obj):
     label, kind, d_ratio, opts = case
     d = max(1, int(round(d_ratio * n)))
     r = input_gram_law(obj, n=n, heads=heads, d_k=d_k, beta=float(beta), kind=kind, d=d,
-                       rho=opts.get("rho", 0.5), spike=opts.get("spike", 0.5))
+                       rho=opts.get("rho", 0.5), spike=opts.get("spike", 0.5), rank=opts.get("rank"))
     return input_law_table(r).to_dict()
 
 
 def input_law_table(result):
     """A :class:`TabulatedLaw` from the dict of :func:`freeprob.attention.input_gram.input_gram_law`
-    (density nodes, cdf, tree moments).  Source: theory.md §10."""
+    (density nodes, cdf of the continuous part, moments, and the atom ``atom0`` at 0 of
+    head_out/stack/out).  Source: theory.md §10."""
     x, cdf = np.asarray(result["x"]), np.asarray(result["cdf"])
-    return TabulatedLaw(np.concatenate([[0.0], x]), np.concatenate([[0.0], cdf]), np.zeros((0, 2)),
-                        result["moments"], [(0.0, float(x[-1]))], x, result["density"], 0.0, "input-Gram law")
+    atom0 = float(result.get("atom0", 0.0))                 # head_out/stack/out: the rank deficit
+    atoms = np.array([[0.0, atom0]]) if atom0 > 0 else np.zeros((0, 2))
+    return TabulatedLaw(np.concatenate([[0.0], x]), np.concatenate([[0.0], cdf]), atoms,
+                        result["moments"], [(0.0, float(x[-1]))], x, result["density"],
+                        float(result.get("mass_defect", 0.0)), "input-Gram law")
 
 
 def run_sweep(cells, out, name, settings, *, workers=None, scheduler=None, progress=False):
@@ -131,8 +136,8 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     r"""``freeprob explore inputs``: softmax vs the orthonormal-input law and the input-Gram law.
 
     Layer: ``h = 4`` heads, ``d_K = d_V = n/8``, ``d_O = n``, ``β`` (default 1); inputs of
-    :data:`INPUT_CASES`.  Objects ``single``, ``concat`` (both laws) and ``out``
-    (orthonormal law only; the input-Gram law of the output is not derived, theory.md §10).
+    :data:`INPUT_CASES`.  Objects ``single``, ``concat`` and ``out``, each against both laws
+    (the input-Gram law of ``out``: :mod:`freeprob.attention.input_gram_out`, theory.md §10).
     Architecture comparison: GQA (``h/2`` groups) vs tied ``V_i = K_i`` on the ``out``
     Gram, under each input; the preferred scheme is the one with the smaller normalised
     second moment ``m2/m1²`` (the better-conditioned features, as the paper's C.4).
@@ -170,7 +175,7 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
                                fn=_ortho_law_job, kwargs=dict(n=n, heads=heads, d_k=d_k, beta=beta, obj=obj),
                                kind="object", priority=10))
     for case in cases:
-        for obj in ("single", "concat"):
+        for obj in objects:
             cells.append(SweepCell(key=f"law/input/{case[0]}/{obj}/n{n}/b{beta}",
                                    params=dict(n=n, beta=str(beta), object=obj, config=case[0]),
                                    fn=_input_law_job, kwargs=dict(case=case, n=n, heads=heads, d_k=d_k,
@@ -191,7 +196,7 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
         ortho = {o: TabulatedLaw.from_dict(store.get_object(f"law/ortho/{o}/n{n}/b{beta}")) for o in objects}
         for case in cases:
             ilaw = {o: TabulatedLaw.from_dict(store.get_object(f"law/input/{case[0]}/{o}/n{n}/b{beta}"))
-                    for o in ("single", "concat")}
+                    for o in objects}
             keys = [f"inputs/{case[0]}/n{n}/b{beta}/s{s}" for s in range(seeds)]
             for obj in objects:
                 acc = {k: [] for k in ("rwo", "rwi", "kso", "ksi", "rwg", "ksg")}
