@@ -183,3 +183,36 @@ def test_frontier_job_brackets():
         if lo > 0 and hi is not None:
             assert q[f"law/{eps}/at_low/law"] <= float(eps)
     assert q["law/0.05/beta_low"] <= q["law/0.5/beta_low"]
+
+
+def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch):
+    """A rerun reuses a frontier cell only under the same settings and code; other ε, seeds or
+    code compute afresh (never mixed).  ``_evaluate`` is replaced by a closed form
+    relW1 = β·n/6400 (so β* = ε·6400/n), which also checks the bisection end to end."""
+    from freeprob.experiments import explore_beta, store
+
+    def fake(family, n, beta, seeds, entropy, points):
+        r = beta * n / 6400
+        return dict(law=r, sample=r, KS_law=r, KS_sample=r, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)
+
+    monkeypatch.setattr(explore_beta, "_evaluate", fake)
+    kw = dict(ns=(64,), families=("proportional",), seeds=1, steps=6, figures=False)
+    first = explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)
+    assert first["computed"] == 1
+    (row,) = first["rows"]
+    assert row["beta_low"] <= 1.0 < row["beta_high"] and row["beta_high"] - row["beta_low"] < 0.02
+    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 0   # resumed
+    other = explore_beta.run_beta_growth(tmp_path, epsilons=(0.02,), **kw)
+    assert other["computed"] == 1 and other["rows"][0]["beta_low"] <= 2.0 < other["rows"][0]["beta_high"]
+    monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")
+    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 1
+
+
+def test_cell_key_names_settings_and_code(monkeypatch):
+    from freeprob.experiments import store
+    from freeprob.experiments.explore import cell_key
+    a = cell_key("inputs/x", n=64, case=("ar1", "ar1", 2.0, {"rho": 0.5}))
+    assert a.startswith("inputs/x-") and a == cell_key("inputs/x", case=("ar1", "ar1", 2.0, {"rho": 0.5}), n=64)
+    assert a != cell_key("inputs/x", n=64, case=("ar1", "ar1", 2.0, {"rho": 0.25}))
+    monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")
+    assert a != cell_key("inputs/x", n=64, case=("ar1", "ar1", 2.0, {"rho": 0.5}))

@@ -28,7 +28,7 @@ import numpy as np
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
-__all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep"]
+__all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep", "cell_key"]
 
 #: (label, kind, d/n, options) of ``explore inputs``
 INPUT_CASES = (
@@ -53,6 +53,21 @@ def inputs_cases(names=None):
     if bad:
         raise FreeprobValueError(f"explore inputs: unknown input case(s) {bad}; known: {sorted(known)}")
     return tuple(known[n] for n in names)
+
+
+def cell_key(base, **payload):
+    r"""The store key of an explore cell: ``base`` (readable) and the SHA-1 of everything that
+    changes its numbers (``payload``: sizes, β, the input case with its options, the
+    objects, seeds/ε/grid of a frontier) and of :func:`freeprob.store.code_version`, so a
+    rerun with other settings or other code computes afresh and is never mixed with stored
+    cells (as ``freeprob verify``'s keys).
+
+    Returns ``str``.  Raises ``TypeError`` for a payload that is not JSON-serialisable.
+    Source: this project's sweep design (docs/guide/sweeps.md)."""
+    import hashlib
+    from freeprob.experiments.store import code_version
+    text = json.dumps(dict(payload, code=code_version()), sort_keys=True, default=repr)
+    return f"{base}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
 def _dims(n, heads, d_k, d_o, scheme="independent", kv_groups=None):
@@ -170,34 +185,44 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     objects = ("single", "concat", "out")
     schemes = ("independent", "gqa", "tied")
     cells = []
+    law_key = {("ortho", obj): cell_key(f"law/ortho/{obj}/n{n}/b{beta}", n=n, heads=heads, d_k=d_k, beta=beta,
+                                        obj=obj) for obj in objects}
+    law_key |= {(case[0], obj): cell_key(f"law/input/{case[0]}/{obj}/n{n}/b{beta}", case=case, n=n,
+                                         heads=heads, d_k=d_k, beta=beta, obj=obj)
+                for case in cases for obj in objects}
+    sample_key = {(case[0], seed): cell_key(f"inputs/{case[0]}/n{n}/b{beta}/s{seed}", case=case, n=n,
+                                            heads=heads, d_k=d_k, beta=beta, seed=seed, objects=objects,
+                                            schemes=schemes)
+                  for case in cases for seed in range(seeds)}
     for obj in objects:
-        cells.append(SweepCell(key=f"law/ortho/{obj}/n{n}/b{beta}", params=dict(n=n, beta=str(beta), object=obj),
+        cells.append(SweepCell(key=law_key["ortho", obj], params=dict(n=n, beta=str(beta), object=obj),
                                fn=_ortho_law_job, kwargs=dict(n=n, heads=heads, d_k=d_k, beta=beta, obj=obj),
                                kind="object", priority=10))
     for case in cases:
         for obj in objects:
-            cells.append(SweepCell(key=f"law/input/{case[0]}/{obj}/n{n}/b{beta}",
+            cells.append(SweepCell(key=law_key[case[0], obj],
                                    params=dict(n=n, beta=str(beta), object=obj, config=case[0]),
                                    fn=_input_law_job, kwargs=dict(case=case, n=n, heads=heads, d_k=d_k,
                                                                   beta=beta, obj=obj),
                                    kind="object", priority=5))
         for seed in range(seeds):
-            key = f"inputs/{case[0]}/n{n}/b{beta}/s{seed}"
+            key = sample_key[case[0], seed]
             cells.append(SweepCell(key=key, params=dict(config=case[0], n=n, beta=str(beta), seed=seed),
                                    fn=_inputs_job,
                                    kwargs=dict(case=case, n=n, heads=heads, d_k=d_k, beta=beta,
-                                               entropy=cell_seed(2026, key), objects=objects, schemes=schemes)))
+                                               entropy=cell_seed(2026, key.rpartition("-")[0]),
+                                               objects=objects, schemes=schemes)))
     settings = dict(n=n, beta=beta, seeds=seeds, cases=[c[0] for c in cases])
     path, stats = run_sweep(cells, out, f"explore-inputs-n{n}-b{beta}", settings, workers=workers,
                             scheduler=scheduler, progress=progress)
     from freeprob.experiments.store import ResultStore
     rows, ge_rows, arch_rows = [], [], []
     with ResultStore(path, readonly=True) as store:
-        ortho = {o: TabulatedLaw.from_dict(store.get_object(f"law/ortho/{o}/n{n}/b{beta}")) for o in objects}
+        ortho = {o: TabulatedLaw.from_dict(store.get_object(law_key["ortho", o])) for o in objects}
         for case in cases:
-            ilaw = {o: TabulatedLaw.from_dict(store.get_object(f"law/input/{case[0]}/{o}/n{n}/b{beta}"))
+            ilaw = {o: TabulatedLaw.from_dict(store.get_object(law_key[case[0], o]))
                     for o in objects}
-            keys = [f"inputs/{case[0]}/n{n}/b{beta}/s{s}" for s in range(seeds)]
+            keys = [sample_key[case[0], s] for s in range(seeds)]
             for obj in objects:
                 acc = {k: [] for k in ("rwo", "rwi", "kso", "ksi", "rwg", "ksg")}
                 for key in keys:

@@ -165,7 +165,7 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     FreeprobValueError
         Bad ``ns``, ``epsilons`` (in (0, 1)), ``families``, ``seeds`` or ``steps``.
     """
-    from freeprob.experiments.explore import run_sweep, _write_csv
+    from freeprob.experiments.explore import _write_csv, cell_key, run_sweep
     from freeprob.experiments.sweep import SweepCell, cell_seed
     from freeprob.experiments.store import ResultStore
     ns = tuple(ns) if ns is not None else ((128, 256, 512) if quick else (256, 512, 1024, 2048))
@@ -181,14 +181,16 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
         if not isinstance(v, int) or v < 1:
             raise FreeprobValueError(f"explore beta-growth: {name} must be an integer ≥ 1; got {v!r}")
     betas = tuple(float(b) for b in np.round(np.geomspace(0.1, 2.4, 6 if quick else 9), 4))
-    cells = []
+    cells, keys = [], {}
     for fam in families:
         for n in ns:
-            key = f"frontier/{fam}/n{n}"
+            key = cell_key(f"frontier/{fam}/n{n}", family=fam, n=n, epsilons=eps, seeds=seeds, steps=steps,
+                           betas=betas)
+            keys[fam, n] = key
             cells.append(SweepCell(key=key, params=dict(config=fam, n=n),
                                    fn=frontier_job, kwargs=dict(family=fam, n=n, epsilons=eps, seeds=seeds,
                                                                 steps=steps, betas=betas,
-                                                                entropy=cell_seed(2026, key))))
+                                                                entropy=cell_seed(2026, f"frontier/{fam}/n{n}"))))
     settings = dict(ns=list(ns), epsilons=list(eps), families=list(families), seeds=seeds, steps=steps,
                     betas=list(betas))
     name = "explore-beta-" + hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]
@@ -198,7 +200,7 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     with ResultStore(path, readonly=True) as store:
         for fam in families:
             for n in ns:
-                q = store.cell_quantities(f"frontier/{fam}/n{n}")
+                q = store.cell_quantities(keys[fam, n])
                 for target in rows:
                     for e in eps:
                         tag = f"{target}/{e:g}"
