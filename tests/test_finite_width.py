@@ -372,3 +372,95 @@ def test_realised_spike_strength_objects():
     assert rs(k[:1], v[:1], w_o[:8], 1.0, "sum") == pytest.approx(singles[0], rel=1e-12)
     assert rs(k[:1], v[:1], w_o[:8], 1.0, "stack") == pytest.approx(rs(k[:1], v[:1], w_o[:8], 1.0, "head_out"))
     assert rs(k, v, w_o, 0.0, "out") == 0.0
+
+# -- symbolic sizes (d_K, n as sympy symbols) ------------------------------------------
+DK = sp.Symbol("d_K", positive=True)
+NS = sp.Symbol("n", positive=True)
+
+
+def _same(a, b):
+    return all(sp.simplify(sp.sympify(x) - y) == 0 for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("fn, scheme, kv", [(fn, "independent", None) for fn in LAWS]
+                         + [(head_sum_law, "gqa", 2), (head_output_law, "tied", None), (output_law, "tied", None)])
+def test_symbolic_d_k_moments_equal_the_integer_law(fn, scheme, kv):
+    # exact in d_K; substituted (two routes: the law, or its moments) = the integer layer's
+    kw = dict(n=384, heads=6, d_o=384, beta=1, scheme=scheme, kv_groups=kv)
+    sym = Architecture.from_dimensions(d_k=DK, d_v=DK if scheme == "tied" else 32, **kw)
+    num = Architecture.from_dimensions(d_k=32, d_v=32, **kw)
+    law = fn(sym, finite_width=True)
+    assert law.free_symbols == {DK}
+    assert type(law._exact_ring()).__name__ == "MpolyRing"     # fast FLINT ring, not sympy's EX
+    m_sym = law.moments(4)
+    m_num = fn(num, finite_width=True).moments(4)
+    assert _same(law.subs({DK: 32}).moments(4), m_num)
+    assert _same([sp.sympify(m).xreplace({DK: 32}) for m in m_sym], m_num)
+
+
+@pytest.mark.parametrize("fn", (attention_law, output_law))
+def test_symbolic_n_and_d_k(fn):
+    sym = Architecture.from_dimensions(n=NS, heads=2, d_k=DK, d_v=16, d_o=64, beta=1)
+    num = Architecture.from_dimensions(n=128, heads=2, d_k=16, d_v=16, d_o=64, beta=1)
+    law = fn(sym, finite_width=True)
+    assert law.free_symbols == {DK, NS}
+    assert _same(law.subs({DK: 16, NS: 128}).moments(3), fn(num, finite_width=True).moments(3))
+
+
+def test_symbolic_d_k_pieces_and_cauchy_equation():
+    assert sp.expand(fw.chaos_dimension(DK, 2) - DK * (DK + 1) / 2) == 0
+    assert sp.expand(fw.chaos_dimension(DK, 3).subs(DK, 32)) == 5984
+    assert fw.norm_moment(DK, 2).subs(DK, 32) == sp.Rational(17, 16)
+    assert fw.norm_factor_variance(DK, 2).subs(DK, 32) == fw.norm_factor_variance(32, 2)
+    assert fw.finite_width_theta1(sp.Rational(1, 2), DK).subs(DK, 32) == fw.finite_width_theta1(sp.Rational(1, 2), 32)
+    sym = Architecture.from_dimensions(n=256, heads=1, d_k=DK, d_v=16, d_o=16, beta=sp.Rational(1, 2))
+    num = Architecture.from_dimensions(n=256, heads=1, d_k=16, d_v=16, d_o=16, beta=sp.Rational(1, 2))
+    # the row-factor variance: unevaluated in d_K, the integer layer's rational at d_K = 16
+    tau = fw.row_factor_variance(sym)
+    assert isinstance(tau, fw.RowFactorVariance) and tau.subs(DK, 16) == fw.row_factor_variance(num)
+    # the Cauchy equation of ρ^fw: substituted, the integer one up to a constant factor
+    p_sym = fw.finite_width_row_covariance_law(sym).cauchy_equation()
+    p_num = fw.finite_width_row_covariance_law(num).cauchy_equation()
+    ratio = sp.cancel(p_sym.as_expr().xreplace({DK: 16}) / p_num.as_expr())
+    assert ratio.is_number and ratio != 0
+    # exact_variance: θ1^fw = (1 − 2β²/d_K)^(−d_K/2) − 1 is the mean, a fast ring too
+    rho = fw.finite_width_row_covariance_law(sym, exact_variance=True)
+    assert type(rho._exact_ring()).__name__ == "MpolyRing"
+    assert rho.moments(1)[1] == fw.finite_width_theta1(sp.Rational(1, 2), DK)
+    assert _same(rho.subs({DK: 16}).moments(3),
+                 fw.finite_width_row_covariance_law(num, exact_variance=True).moments(3))
+
+
+def test_symbolic_sizes_bad_input():
+    law = attention_law(Architecture.from_dimensions(n=256, heads=1, d_k=DK, d_v=16, d_o=16, beta=1),
+                        finite_width=True)
+    for numeric in (lambda: law.density(1.0), lambda: law.support(), lambda: law.moments(2, dps=15)):
+        with pytest.raises(FreeprobValueError, match=r"free symbols \(d_K\).*law.subs"):
+            numeric()
+    with pytest.raises(FreeprobValueError, match="declared positive"):
+        Architecture.from_dimensions(n=256, heads=1, d_k=sp.Symbol("d"), d_v=16, d_o=16, beta=1)
+    with pytest.raises(FreeprobValueError, match="heads must be a positive integer"):
+        Architecture.from_dimensions(n=256, heads=sp.Symbol("h", positive=True), d_k=16, d_v=16, d_o=16)
+    with pytest.raises(FreeprobValueError, match="symbolic beta or symbolic sizes"):
+        attention_law(Architecture.from_dimensions(n=256, heads=1, d_k=DK, d_v=16, d_o=16,
+                                                   beta=sp.Symbol("beta", positive=True)), finite_width=True)
+    from freeprob.sampler import Dimensions
+    with pytest.raises(FreeprobValueError, match="positive integer"):
+        Dimensions(n=256, heads=1, d_k=DK, d_v=16, d_o=16)
+
+
+def test_spike_with_symbolic_d_k():
+    """key_norm_spike and spike_strength stay exact in a symbolic d_K (substituted: the integer
+    value); what needs numbers (the outlier equation, the scatter) refuses symbolic sizes."""
+    import sympy as sp
+    from freeprob.attention import Architecture
+    from freeprob.attention.spikes import (key_norm_spike, predicted_top_eigenvalue, spike_strength,
+                                           spike_strength_variance)
+    d = sp.Symbol("d_K", positive=True)
+    sym = Architecture.from_dimensions(n=512, heads=4, d_k=d, d_v=32, d_o=512, beta=1)
+    num = Architecture.from_dimensions(n=512, heads=4, d_k=32, d_v=32, d_o=512, beta=1)
+    assert sp.simplify(key_norm_spike(sym).subs(d, 32) - key_norm_spike(num)) == 0
+    assert sp.simplify(sp.sympify(spike_strength(sym, "out")).subs(d, 32) - spike_strength(num, "out")) == 0
+    for f in (predicted_top_eigenvalue, spike_strength_variance):
+        with pytest.raises(FreeprobValueError, match="needs numbers for the sizes"):
+            f(sym, "out")

@@ -99,10 +99,11 @@ class Architecture:
     kv_groups : int, optional
         ``h_KV`` for ``scheme="gqa"``; must divide ``h``.  For the other schemes omit it
         (or give the value the scheme implies).
-    n, d_k, d_v, d_o, d : int, optional
+    n, d_k, d_v, d_o, d : int or positive sympy symbol, optional
         Sizes, present when the layer is built from them (:meth:`from_dimensions`,
         :class:`Dimensions`): tokens, per-head key and value widths, output width and
         input width (``d ≥ n``, default ``n``).  The ratios are then ``h d_K/n`` etc.
+        (sympy expressions when a size is a symbol; :class:`Dimensions` takes integers).
 
     Attributes
     ----------
@@ -151,9 +152,18 @@ class Architecture:
         raise FreeprobValueError(cls._MESSAGE.format(owner=owner, name=name, text=text))
 
     @classmethod
-    def _size(cls, value, owner, name):
+    def _size(cls, value, owner, name, *, symbolic=False):
+        if symbolic and type(value).__module__.split(".")[0] == "sympy" and not value.is_number:
+            # a symbolic size (finite-width laws exact in d_K, n, ...): declared positive
+            if value.is_positive is not True:
+                cls._fail(owner, name, f"must be declared positive when symbolic, e.g. "
+                          f"sympy.Symbol('{name}', positive=True); got {value!r}")
+            return value
+        if type(value).__module__.split(".")[0] == "sympy" and getattr(value, "is_Integer", False):
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-            cls._fail(owner, name, f"must be a positive integer; got {value!r}")
+            allowed = " or a positive sympy symbol" if symbolic else ""
+            cls._fail(owner, name, f"must be a positive integer{allowed}; got {value!r}")
         return int(value)
 
     @classmethod
@@ -192,17 +202,17 @@ class Architecture:
             if _symbolic(self.heads):
                 self._fail(own, "heads", f"must be an integer when sizes are given; got {self.heads!r}")
             for k in _SIZES:
-                set_(k, self._size(getattr(self, k), own, k))
-            d = self.n if self.d is None else self._size(self.d, own, "d")
-            if d < self.n:
+                set_(k, self._size(getattr(self, k), own, k, symbolic=True))
+            d = self.n if self.d is None else self._size(self.d, own, "d", symbolic=True)
+            if not (_symbolic(d) or _symbolic(self.n)) and d < self.n:
                 self._fail(own, "d", f"must be >= n (X has n orthogonal rows in R^d); got d={d}, n={self.n}")
             set_("d", d)
-            ratios = dict(gamma_k=Fraction(self.heads * self.d_k, self.n),
-                          gamma_v=Fraction(self.heads * self.d_v, self.n),
-                          gamma_o=Fraction(self.d_o, self.n))
+            ratios = dict(gamma_k=_ratio(self.heads * self.d_k, self.n),
+                          gamma_v=_ratio(self.heads * self.d_v, self.n),
+                          gamma_o=_ratio(self.d_o, self.n))
             for k, r in ratios.items():
                 given = getattr(self, k)
-                if given is not None and self._positive(given, own, k) != r:
+                if given is not None and _simplify_difference(self._positive(given, own, k), r) != 0:
                     self._fail(own, k, f"is {given} but the sizes give {r}")
                 set_(k, r)
         elif self.d is not None:
@@ -251,15 +261,21 @@ class Architecture:
                         kv_groups=None) -> "Architecture":
         """The layer of ``n`` tokens and integer widths (``γ_K = h d_K/n`` ...).
 
-        Raises ``FreeprobValueError`` for non-positive or non-integer sizes.
+        The sizes ``n, d_k, d_v, d_o, d`` may also be positive sympy symbols (e.g.
+        ``sympy.Symbol('d_K', positive=True)``): the ratios are then sympy expressions and
+        the finite-width laws (:mod:`freeprob.attention.finite_width`) are exact in them
+        (numerics need numbers: ``law.subs({...})``).  The sampler needs integers.
+
+        Raises ``FreeprobValueError`` for non-positive or non-integer sizes, or a symbolic
+        size not declared positive; ``heads`` must be an integer.
 
         Source: [THEORY]_ §1 (ratios from sizes).
         """
         own = "Architecture.from_dimensions"
-        vals = {k: Architecture._size(v, own, k)
+        vals = {k: Architecture._size(v, own, k, symbolic=k != "heads")
                 for k, v in dict(n=n, heads=heads, d_k=d_k, d_v=d_v, d_o=d_o).items()}
         if d is not None:
-            Architecture._size(d, own, "d")
+            Architecture._size(d, own, "d", symbolic=True)
         return Architecture(heads=vals["heads"], gamma_k=None, gamma_v=None, gamma_o=None, beta=beta,
                             scheme=scheme, kv_groups=kv_groups, n=vals["n"], d_k=vals["d_k"],
                             d_v=vals["d_v"], d_o=vals["d_o"], d=d)
@@ -292,8 +308,8 @@ class Architecture:
         Raises nothing.  Source: this module (the ``dims`` record of verify and the comparisons).
         """
         if self.sized:
-            out = dict(n=self.n, heads=self.heads, d_k=self.d_k, d_v=self.d_v, d_o=self.d_o, d=self.d,
-                       scheme=self.scheme, kv_groups=self.kv_groups)
+            out = dict(n=_json(self.n), heads=self.heads, d_k=_json(self.d_k), d_v=_json(self.d_v),
+                       d_o=_json(self.d_o), d=_json(self.d), scheme=self.scheme, kv_groups=self.kv_groups)
         else:
             out = dict(heads=_json(self.heads), gamma_k=_json(self.gamma_k), gamma_v=_json(self.gamma_v),
                        gamma_o=_json(self.gamma_o), scheme=self.scheme, kv_groups=_json(self.kv_groups))

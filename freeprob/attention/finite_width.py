@@ -62,6 +62,16 @@ factor is added.
 The key-norm spike (F2) and the predicted top eigenvalue of each object are in
 :mod:`freeprob.attention.spikes`.
 
+**Symbolic sizes.**  ``n``, ``d_K``, ``d_V``, ``d_O`` may be positive sympy symbols
+(:meth:`Architecture.from_dimensions`): ``D_k`` is then a polynomial, ``m_k`` and ``ε_k``
+rational functions of ``d_K``, ``θ1^{fw}`` a power with a symbolic exponent (a generator of
+the exact coefficient field), and the row-factor variance, which needs numbers (truncation,
+rounding, cap), the unevaluated :class:`RowFactorVariance` that becomes the integer layer's
+rational on substitution: ``law.subs({d_K: 32})`` is exactly the law at ``d_K = 32``.
+Moments, cumulants, transforms and Cauchy equations are exact; numerics (density, support,
+``dps=``) refuse a law with symbols ("use law.subs({...}) first").  A symbolic ``β`` together
+with a symbolic size is refused (the exact series took minutes).
+
 References: theory.md §2, §3, §7 ([THEORY]_); [HK26]_; [LY22]_ (Lu & Yau 2022);
 [BGN12]_.
 """
@@ -79,13 +89,16 @@ from freeprob.laws.operations import dilate, free_add, free_mul, shift
 
 __all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
            "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
-           "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor"]
+           "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor",
+           "RowFactorVariance", "ROW_FACTOR_DIGITS"]
 
 #: chaos levels kept as Wishart pieces by default (the rest is lumped into the shift)
 DEFAULT_LEVELS = 2
 
 
-def _sized(arch, owner):
+def _sized(arch, owner, *, numeric=False):
+    """``β`` of a layer with sizes and ``beta`` (sympy); ``numeric=True`` also refuses
+    symbolic sizes (for results that need numbers, e.g. the top eigenvalue)."""
     if not isinstance(arch, Architecture):
         raise FreeprobValueError(f"{owner}: expected an Architecture, got {type(arch).__name__}")
     if not arch.sized:
@@ -98,7 +111,19 @@ def _sized(arch, owner):
         raise FreeprobValueError(
             f"{owner}: the finite-width laws need beta (the chaos weights are powers of beta^2, not "
             f"functions of theta1, theta2); got beta=None in {arch!r}")
-    return sp.sympify(arch.beta)
+    b = sp.sympify(arch.beta)
+    symbolic = [k for k in ("n", "d_k", "d_v", "d_o") if _is_symbolic(sp.sympify(getattr(arch, k)))]
+    if numeric and (symbolic or not b.is_number):
+        raise FreeprobValueError(
+            f"{owner}: needs numbers for the sizes and beta; got symbolic {', '.join(symbolic) or 'beta'} in "
+            f"{arch!r}; substitute numbers (Architecture.from_dimensions with integers)")
+    if not b.is_number and any(_is_symbolic(sp.sympify(v)) for v in (arch.n, arch.d_k, arch.d_v, arch.d_o)):
+        # measured: m2 of the single-head law took ~40 s (the row-norm factor's
+        # (1 − 4β²/d_K)^(−d_K/2), e^(6β²), … leave the fast exact rings)
+        raise FreeprobValueError(
+            f"{owner}: the finite-width laws take a symbolic beta or symbolic sizes (n, d_K, ...), not both "
+            f"(the exact series would take minutes); substitute numbers for one of them; got {arch!r}")
+    return b
 
 
 def _levels(levels, owner):
@@ -111,22 +136,43 @@ def _levels(levels, owner):
     return levels
 
 
-def _width(d_k, owner, name="d_k"):
+def _width(d_k, owner, name="d_k", *, symbolic=True):
+    if symbolic and isinstance(d_k, sp.Expr) and not d_k.is_number:
+        if d_k.is_positive is not True:
+            raise FreeprobValueError(f"{owner}: a symbolic {name} must be declared positive, e.g. "
+                                     f"sympy.Symbol('{name}', positive=True); got {d_k!r}")
+        return d_k
+    if isinstance(d_k, sp.Integer):
+        d_k = int(d_k)
     if isinstance(d_k, bool) or not isinstance(d_k, int) or d_k < 1:
-        raise FreeprobValueError(f"{owner}: {name} must be a positive integer; got {d_k!r}")
+        allowed = " or a positive sympy symbol" if symbolic else ""
+        raise FreeprobValueError(f"{owner}: {name} must be a positive integer{allowed}; got {d_k!r}")
     return d_k
+
+
+def _is_symbolic(v):
+    return isinstance(v, sp.Expr) and not v.is_number
+
+
+def _half(d):
+    """``d/2`` exactly (a rational for an integer ``d``)."""
+    return d / sp.Integer(2) if _is_symbolic(d) else sp.Rational(d, 2)
 
 
 def chaos_dimension(d_k, k):
     r"""``D_k = C(d_K + k − 1, k)``: the dimension of the degree-``k`` symmetric tensors
     of ``ℝ^{d_K}``, i.e. the rank of the ``k``-th Hermite chaos of the scores.
 
-    ``D_1 = d_K``, ``D_2 = d_K(d_K + 1)/2``.  Raises ``FreeprobValueError`` unless
-    ``d_k, k`` are positive integers.  Source: theory.md §7 F1; [LY22]_.
+    ``D_1 = d_K``, ``D_2 = d_K(d_K + 1)/2``; for a symbolic ``d_K`` (a positive sympy
+    symbol) the polynomial ``d_K(d_K + 1)…(d_K + k − 1)/k!``.  Raises
+    ``FreeprobValueError`` unless ``d_k`` is a positive integer or positive symbol and
+    ``k`` a positive integer.  Source: theory.md §7 F1; [LY22]_.
     """
     own = "chaos_dimension"
-    _width(d_k, own)
-    _width(k, own, "k")
+    d_k = _width(d_k, own)
+    _width(k, own, "k", symbolic=False)
+    if _is_symbolic(d_k):
+        return sp.expand(sp.prod([d_k + j for j in range(k)]) / sp.factorial(k))
     return sp.binomial(d_k + k - 1, k)
 
 
@@ -134,14 +180,15 @@ def norm_moment(d_k, k):
     r"""``m_k = E(χ²_{d_K}/d_K)^k = Π_{j<k}(1 + 2j/d_K)`` (exact rational): the mean of
     the ``k``-th power of a squared query (or key) norm ``|q|²/d_K``.
 
-    Raises ``FreeprobValueError`` unless ``d_k`` is a positive and ``k`` a non-negative
-    integer.  Source: the moments of the χ² law.
+    A rational function of ``d_K`` when ``d_k`` is a positive sympy symbol.  Raises
+    ``FreeprobValueError`` unless ``d_k`` is a positive integer (or positive symbol) and
+    ``k`` a non-negative integer.  Source: the moments of the χ² law.
     """
     own = "norm_moment"
-    _width(d_k, own)
+    d_k = _width(d_k, own)
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise FreeprobValueError(f"{own}: k must be a non-negative integer; got {k!r}")
-    return sp.prod([1 + sp.Rational(2 * j, d_k) for j in range(k)])
+    return sp.prod([1 + 2 * j / sp.sympify(d_k) for j in range(k)])
 
 
 def finite_width_theta1(beta, d_k):
@@ -149,18 +196,20 @@ def finite_width_theta1(beta, d_k):
     coordinate variance of ``n A⊥`` at key width ``d_K`` (theory.md §7 F3), which tends
     to ``θ1 = e^{β²} − 1`` as ``d_K → ∞``; ``= Σ_k β^{2k} m_k/k!``.
 
-    Exact (sympy).  Raises ``FreeprobValueError`` for ``β < 0`` or ``d_K ≤ 2β²`` (the
-    expectation diverges).  Source: theory.md §7 F3 (Gaussian integral over ``q``).
+    Exact (sympy); a symbolic expression for a symbolic ``β`` or ``d_K`` (positive sympy
+    symbol; ``d_K > 2β²`` is then assumed).  Raises ``FreeprobValueError`` for ``β < 0``
+    or ``d_K ≤ 2β²`` (the expectation diverges).  Source: theory.md §7 F3 (Gaussian
+    integral over ``q``).
     """
     own = "finite_width_theta1"
-    _width(d_k, own)
+    d_k = _width(d_k, own)
     b = sp.sympify(beta)
     if b.is_number and (not b.is_real or b < 0):
         raise FreeprobValueError(f"{own}: beta must be a real number >= 0; got {beta!r}")
-    if b.is_number and not 2 * b**2 < d_k:
+    if b.is_number and not _is_symbolic(d_k) and not 2 * b**2 < d_k:
         raise FreeprobValueError(f"{own}: needs d_K > 2 beta^2 (E e^(beta^2 |q|^2/d_K) is infinite "
                                  f"otherwise); got d_K={d_k}, beta={beta}")
-    return (1 - 2 * b**2 / d_k) ** (-sp.Rational(d_k, 2)) - 1
+    return (1 - 2 * b**2 / sp.sympify(d_k)) ** (-_half(d_k)) - 1
 
 
 def chaos_weights(beta, d_k, levels=None, *, exact_variance=False):
@@ -207,18 +256,19 @@ def norm_factor_variance(d_k, k, *, rows=1, keys=1):
     ``ε_k = ((1 + v_k keys/rows)(1 + v_k) − 1)/keys``, i.e. ``(1 + v_k)² − 1`` for one
     head.  ``ε_1 = 0`` (Gaussian norms are inside ``MP(n/d_K)``).
 
-    Raises ``FreeprobValueError`` for non-positive integers.  Source: this module's
-    docstring (theory.md §7 F3).
+    A rational function of ``d_K`` for a symbolic ``d_k``.  Raises ``FreeprobValueError``
+    for non-positive integers.  Source: this module's docstring (theory.md §7 F3).
     """
     own = "norm_factor_variance"
-    _width(d_k, own)
-    _width(k, own, "k")
-    _width(rows, own, "rows")
-    _width(keys, own, "keys")
+    d_k = _width(d_k, own)
+    _width(k, own, "k", symbolic=False)
+    _width(rows, own, "rows", symbolic=False)
+    _width(keys, own, "keys", symbolic=False)
     if k == 1:
         return sp.Integer(0)
     v = norm_moment(d_k, 2 * k) / norm_moment(d_k, k) ** 2 - 1
-    return sp.nsimplify(((1 + v * sp.Rational(keys, rows)) * (1 + v) - 1) / keys)
+    eps = ((1 + v * sp.Rational(keys, rows)) * (1 + v) - 1) / keys
+    return sp.factor(sp.cancel(eps)) if _is_symbolic(d_k) else sp.nsimplify(eps)
 
 
 def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, levels=None,
@@ -255,17 +305,18 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
     own = "finite_width_row_covariance_law"
     b = _sized(arch, own)
     levels = _levels(levels, own)
-    _width(keys, own, "keys")
-    _width(rows, own, "rows")
+    _width(keys, own, "keys", symbolic=False)
+    _width(rows, own, "rows", symbolic=False)
     n, dk = arch.n, arch.d_k
     w, rest = chaos_weights(b, dk, levels, exact_variance=exact_variance)
     if sp.sympify(b).is_zero:
         return Dirac(0)
     parts = []
     for k in range(1, levels + 1):
-        lam = sp.Rational(n, keys) / chaos_dimension(dk, k)
+        lam = sp.sympify(n) / keys / chaos_dimension(dk, k)
         eps = norm_factor_variance(dk, k, rows=rows, keys=keys)
-        core = MarchenkoPastur(lam + eps)
+        ratio = lam + eps
+        core = MarchenkoPastur(sp.cancel(ratio) if _is_symbolic(ratio) else ratio)
         parts.append(dilate(core, w[k - 1]))
     core = parts[0] if len(parts) == 1 else free_add(*parts)
     return shift(core, rest)
@@ -289,27 +340,38 @@ def row_norm_variance(arch: Architecture, *, levels=None):
 
     Both enter the second moment of a Gram as a left (row) factor of variance ``v``; the
     objects apply it as ``⊠ MP(v/h')``, ``h'`` the number of heads averaged in a row, the
-    variance capped at 1/2 (:func:`row_factor_variance`, :func:`with_row_factor`).  Returns an exact rational (numeric ``β``) or a sympy
-    expression.  Raises ``FreeprobValueError`` for a layer without sizes or ``beta``, or
-    ``d_K ≤ 4β²``.  Source: theory.md §7 F3; this module's docstring.
+    variance capped at 1/2 (:func:`row_factor_variance`, :func:`with_row_factor`).
+
+    Returns an exact rational (numeric ``β``, ``n``, ``d_K``), a sympy expression
+    (symbolic ``β``; no truncation), or, for a numeric ``β`` with a symbolic ``n`` or
+    ``d_K``, :class:`RowFactorVariance` ``(d_K, n, β, levels, 1, 0)``, which becomes that
+    rational when numbers are substituted (``law.subs``; the truncation and rounding
+    need numbers).  Raises ``FreeprobValueError`` for a layer without sizes or ``beta``,
+    or ``d_K ≤ 4β²``.  Source: theory.md §7 F3; this module's docstring.
     """
     own = "row_norm_variance"
     b = _sized(arch, own)
     levels = _levels(levels, own)
-    n, dk = arch.n, arch.d_k
+    if b.is_number and (_is_symbolic(arch.n) or _is_symbolic(arch.d_k)):
+        return RowFactorVariance(arch.d_k, arch.n, b, levels, 1, 0)
+    return _row_norm_variance(b, arch.n, arch.d_k, levels, own)
+
+
+def _row_norm_variance(b, n, dk, levels, own):
+    """:func:`row_norm_variance` from the numbers (or expressions) ``β, n, d_K``."""
     b2 = b**2
-    if b2.is_number and not 4 * b2 < dk:
-        raise FreeprobValueError(f"{own}: needs d_K > 4 beta^2; got d_K={dk}, beta={arch.beta}")
+    if b2.is_number and not _is_symbolic(dk) and not 4 * b2 < dk:
+        raise FreeprobValueError(f"{own}: needs d_K > 4 beta^2; got d_K={dk}, beta={b}")
     if b2.is_zero:
         return sp.Integer(0)
-    half = sp.Rational(dk, 2)
+    half = _half(dk)
     from freeprob.attention.ge import ge_coefficients
     t1 = ge_coefficients(b)[0]
     var_e = (1 - 4 * b2 / dk) ** (-half) - (1 - 2 * b2 / dk) ** (-dk)
     own_part = sp.Add(*[(b2**k / sp.factorial(k)) ** 2 * (norm_moment(dk, 2 * k) - norm_moment(dk, k) ** 2)
                         for k in range(1, levels + 1)])
     v_q = (var_e - own_part) / t1**2
-    if b.is_number:
+    if b.is_number and not (_is_symbolic(n) or _is_symbolic(dk)):
         from statistics import NormalDist
         bf = float(b)
         cut = math.sqrt(2 * math.log(n * n))
@@ -341,21 +403,88 @@ def row_factor_variance(arch: Architecture, heads_averaged=1, *, levels=None):
     ``MP(τ)``, which for ``τ → 1`` grows an edge at 0 (and an atom beyond), far from the
     law of a row-norm factor; ``v/h' > 1/2`` means heavy tails dominate (theory.md §7 F3,
     ``n ≲ e^{4β²}``: e.g. ``v ≈ 4`` at ``n = 512``, ``d_K = 32``, ``β = 3/2``), a regime the
-    finite-width laws do not claim.  Exact rational for a numeric ``β``.
+    finite-width laws do not claim.  For numbers, ``τ`` is rounded to three significant
+    digits (:data:`ROW_FACTOR_DIGITS`; a relative change ≤ 5·10⁻⁴, far below the accuracy of
+    the row-factor model): its digits set the height of the Cauchy equation's
+    discriminant, the main cost of the law's support (``freeprob verify --quick``: the
+    six-digit τ took ≈ 1.6× as long over the seven finite-width laws).
+    Exact rational for a numeric ``β``; for a numeric
+    ``β`` with a symbolic ``n`` or ``d_K``, the :class:`RowFactorVariance` that becomes
+    it when numbers are substituted; a sympy expression (uncapped) for a symbolic ``β``.
 
     Raises ``FreeprobValueError`` as :func:`row_norm_variance`, or for ``heads_averaged``
     not a positive integer.  Source: theory.md §7 F3; this module's docstring.
     """
     own = "row_factor_variance"
-    _width(heads_averaged, own, "heads_averaged")
-    v = row_norm_variance(arch, levels=levels) / heads_averaged
-    if arch.scheme == "tied":
-        t1 = arch.theta1
-        v = v * (t1 / (t1 + arch.theta2 / sp.sympify(arch.c_k))) ** 2
+    _width(heads_averaged, own, "heads_averaged", symbolic=False)
+    b = _sized(arch, own)
+    levels = _levels(levels, own)
+    tied = int(arch.scheme == "tied")
+    if b.is_number and (_is_symbolic(arch.n) or _is_symbolic(arch.d_k)):
+        return RowFactorVariance(arch.d_k, arch.n, b, levels, heads_averaged, tied)
+    return _row_factor_variance(b, arch.n, arch.d_k, levels, heads_averaged, tied, own)
+
+
+def _row_factor_variance(b, n, dk, levels, heads_averaged, tied, own):
+    """:func:`row_factor_variance` from the numbers (or expressions) of the layer."""
+    v = _row_norm_variance(b, n, dk, levels, own) / heads_averaged
+    if tied:
+        from freeprob.attention.ge import ge_coefficients
+        t1, t2 = ge_coefficients(b)
+        v = v * (t1 / (t1 + t2 / (sp.sympify(dk) / n))) ** 2
     v = sp.sympify(v)
     if v.is_number:
-        return sp.Min(v, MAX_ROW_FACTOR_VARIANCE) if not v.is_Rational else min(v, MAX_ROW_FACTOR_VARIANCE)
+        v = sp.Min(v, MAX_ROW_FACTOR_VARIANCE) if not v.is_Rational else min(v, MAX_ROW_FACTOR_VARIANCE)
+        return _short(v)
     return v
+
+
+#: significant digits of the row-factor variance τ (:func:`row_factor_variance`)
+ROW_FACTOR_DIGITS = 3
+
+
+def _short(v):
+    """``v > 0`` rounded to :data:`ROW_FACTOR_DIGITS` significant digits, a short rational."""
+    if v.is_zero:
+        return sp.Integer(0)
+    e = ROW_FACTOR_DIGITS - 1 - math.floor(math.log10(float(v)))
+    return sp.Rational(round(float(v) * 10**e), 10**e) if e >= 0 else sp.Integer(round(float(v)))
+
+
+class RowFactorVariance(sp.Function):
+    r"""``RowFactorVariance(d_K, n, β, L, h', tied)``: the row-norm factor variance
+    ``τ`` of :func:`row_factor_variance` as a sympy function, for a layer with a numeric
+    ``β`` and a symbolic ``n`` or ``d_K``.
+
+    ``τ`` needs numbers: the heavy-tail part truncates at the largest of ``n²`` scores,
+    the result is rounded to six digits and capped at 1/2 (:func:`row_norm_variance`).
+    This function stays unevaluated while ``n`` or ``d_K`` is a symbol and evaluates to
+    exactly the rational of the integer layer once numbers are substituted (e.g. by
+    ``law.subs({d_K: 32})``), so a law at a symbolic ``d_K`` and the law at ``d_K = 32``
+    agree exactly after substitution.  The exact core treats it as a transcendental
+    generator (``_freeprob_generator``).  Arguments: ``L`` = chaos levels, ``h'`` = heads
+    averaged, ``tied`` = 1 for ``V_i = K_i``, else 0.  Raises ``FreeprobValueError`` as
+    :func:`row_norm_variance` when evaluated.  Source: theory.md §7 F3.
+    """
+
+    nargs = 6
+    _freeprob_generator = True
+
+    @classmethod
+    def eval(cls, d_k, n, beta, levels, heads_averaged, tied):
+        """The rational ``τ`` of :func:`row_factor_variance` once ``d_K``, ``n`` are integers
+        and ``β`` a number; ``None`` (unevaluated) otherwise.  Raises
+        ``FreeprobValueError`` as :func:`row_norm_variance`.  Source: theory.md §7 F3."""
+        if all(a.is_Integer for a in (d_k, n, levels, heads_averaged, tied)) and beta.is_number:
+            return sp.sympify(_row_factor_variance(beta, int(n), int(d_k), int(levels), int(heads_averaged),
+                                                   int(tied), "RowFactorVariance"))
+        return None
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_nonnegative(self):
+        return True
 
 
 def with_row_factor(law: Law, arch: Architecture, heads_averaged=1, *, levels=None) -> Law:

@@ -66,9 +66,9 @@ def key_norm_spike(arch: Architecture):
     b = _sized(arch, own)
     dk = arch.d_k
     b2 = b**2
-    if b2.is_number and not 2 * b2 < dk:
+    if b2.is_number and sp.sympify(dk).is_number and not 2 * b2 < dk:
         raise FreeprobValueError(f"{own}: needs d_K > 2 beta^2; got d_K={dk}, beta={arch.beta}")
-    return arch.n * (((dk - b2) / (dk + b2)) ** (-sp.Rational(dk, 2)) * (dk / (dk + b2)) ** dk - 1)
+    return arch.n * (((dk - b2) / (dk + b2)) ** (-sp.sympify(dk) / 2) * (dk / (dk + b2)) ** dk - 1)
 
 
 def _other_side(arch, obj):
@@ -221,7 +221,7 @@ def spike_strength_variance(arch: Architecture, obj="out"):
     own = "spike_strength_variance"
     if obj not in SPIKE_OBJECTS:
         raise FreeprobValueError(f"{own}: obj must be one of {', '.join(SPIKE_OBJECTS)}; got {obj!r}")
-    b = _sized(arch, own)
+    b = _sized(arch, own, numeric=True)
     if not b.is_number:
         raise FreeprobValueError(f"{own}: needs a numeric beta; got {arch.beta!r}")
     b2, dk, n = float(b) ** 2, arch.d_k, arch.n
@@ -306,7 +306,7 @@ def direction_s_transform(arch: Architecture, obj="out"):
     own = "direction_s_transform"
     if obj not in SPIKE_OBJECTS:
         raise FreeprobValueError(f"{own}: obj must be one of {', '.join(SPIKE_OBJECTS)}; got {obj!r}")
-    _sized(arch, own)
+    _sized(arch, own, numeric=True)
     h = arch.heads
     if obj in ("single", "concat", "sum"):
         return float({"single": 1, "concat": h, "sum": 1}[obj]), (lambda u: 1.0)
@@ -391,7 +391,7 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
         raise FreeprobValueError(f"{own}: obj must be one of {', '.join(SPIKE_OBJECTS)}; got {obj!r}")
     if not isinstance(finite_width, bool):
         raise FreeprobValueError(f"{own}: finite_width must be a bool; got {finite_width!r}")
-    b = _sized(arch, own)
+    b = _sized(arch, own, numeric=True)
     if not b.is_number:
         raise FreeprobValueError(f"{own}: needs a numeric beta; got {arch.beta!r}")
     if theta_sq is None:

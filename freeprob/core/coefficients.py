@@ -601,6 +601,10 @@ def exact_ring_for(exprs) -> CoefficientRing:
       of a rational function field over QQ, and is substituted back on output.  The
       algebraic relations (``sqrt(2)**2 = 2``) are then applied by sympy when the result
       is converted back; all values stay exact.
+    * Transcendental functions of the symbols (a power with a symbolic exponent such as
+      ``(1 − 2β²/d_K)^{−d_K/2}``, or a sympy function class marked
+      ``_freeprob_generator = True``) → generators as well, when no two such powers share
+      a base (the finite-width laws at a symbolic ``d_K``, theory.md §7).
     """
     exprs = [_sympify(e) for e in exprs]
     if all(e.is_Rational for e in exprs):
@@ -619,6 +623,36 @@ def exact_ring_for(exprs) -> CoefficientRing:
                     atoms.add(a)
         forward = {a: sp.Symbol(f"_freeprob_c{i}") for i, a in
                    enumerate(sorted(atoms, key=sp.default_sort_key))}
+        replaced = [e.xreplace(forward) for e in exprs]
+        K, _ = construct_domain(replaced, field=True)
+        if not K.is_EX and _represents(K, replaced):
+            return symbolic_ring(K, replacements=forward)
+    # Transcendental functions of the symbols (the finite-width laws at a symbolic d_K:
+    # (1 - 2b/d_K)**(-d_K/2), and functions marked ``_freeprob_generator``) become
+    # generators too: each is transcendental over the rational functions of the symbols,
+    # so the field they generate is the rational function field over them.  Only when no
+    # two such powers share a base (x**(-d), x**(-d/2) are not independent).
+    funcs = set()
+    for e in exprs:
+        for a in e.atoms(sp.Pow, sp.Function):
+            if a.is_number:
+                continue
+            if isinstance(a, sp.Pow) and not a.exp.is_number and a.base.is_rational_function():
+                funcs.add(a)
+            elif getattr(type(a), "_freeprob_generator", False):
+                funcs.add(a)
+    bases = [a.base for a in funcs if isinstance(a, sp.Pow)]
+    if funcs and len(bases) == len(set(bases)):
+        more = {a: sp.Symbol(f"_freeprob_f{i}") for i, a in enumerate(sorted(funcs, key=sp.default_sort_key))}
+        atoms = set()
+        for e in exprs:
+            for a in e.xreplace(more).atoms(sp.Pow, sp.Function, sp.NumberSymbol):
+                if a.is_number and not a.is_Rational and (
+                        not isinstance(a, sp.Pow) or (a.exp.is_Rational and a.base.is_Rational)):
+                    atoms.add(a)
+        forward = dict(more)
+        forward.update({a: sp.Symbol(f"_freeprob_c{i}") for i, a in
+                        enumerate(sorted(atoms, key=sp.default_sort_key))})
         replaced = [e.xreplace(forward) for e in exprs]
         K, _ = construct_domain(replaced, field=True)
         if not K.is_EX and _represents(K, replaced):

@@ -285,6 +285,18 @@ def _dims_dict(dims):
     return dims.to_dict()
 
 
+def _law_dims(dims, obj):
+    """``dims`` as the law of ``obj`` sees it: across-head sharing (GQA, MQA, one shared key
+    matrix) changes only the head-sum law (theory.md §3.5; the finite-width laws and the
+    predicted top eigenvalue likewise, :mod:`freeprob.attention.spikes`; not its spread,
+    which verify does not report), so the other objects' laws are keyed and tabulated once
+    for all these schemes (LLaMA-2 and Mistral share theirs)."""
+    d = _dims_dict(dims)
+    if obj != "sum" and d.get("scheme") in ("gqa", "shared_keys"):
+        d = d | {"scheme": "independent", "kv_groups": None}
+    return d
+
+
 def _models(refinements):
     return ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
 
@@ -314,7 +326,7 @@ def _cell_key(cell, settings, beta, seed):
 def _theory_key(cell, beta, obj, points, finite_width=False):
     """The store key of a tabulated law (GE limit, or finite width: ``theory-fw-…``); the
     finite-width law depends on ``n`` and the absolute widths, which ``dims`` holds."""
-    payload = json.dumps(dict(v=_FORMAT, dims=_dims_dict(cell.dims) | {"d": None},
+    payload = json.dumps(dict(v=_FORMAT, dims=_law_dims(cell.dims, obj) | {"d": None},
                               beta=str(beta), obj=obj, points=points, code=code_version())
                          | ({"fw": True} if finite_width else {}), sort_keys=True)
     return f"theory-{'fw-' if finite_width else ''}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
@@ -406,7 +418,7 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
                         out.append(SweepCell(key=key, params=dict(
                             config=cell.config.name, n=cell.dims.n, beta=str(beta), object=obj,
                             object_kind="finite-width law" if fw else "tabulated law"), fn=_theory_job,
-                            kwargs=dict(dims=_dims_dict(cell.dims), beta=str(beta), obj=obj,
+                            kwargs=dict(dims=_law_dims(cell.dims, obj), beta=str(beta), obj=obj,
                                         points=settings.points, finite_width=fw),
                             kind="object", priority=9 if fw else 10))
     for cell in cells:
