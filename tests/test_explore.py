@@ -216,3 +216,55 @@ def test_cell_key_names_settings_and_code(monkeypatch):
     assert a != cell_key("inputs/x", n=64, case=("ar1", "ar1", 2.0, {"rho": 0.25}))
     monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")
     assert a != cell_key("inputs/x", n=64, case=("ar1", "ar1", 2.0, {"rho": 0.5}))
+
+
+def test_failed_frontier_cell_has_no_row_and_exit_status_1(tmp_path, monkeypatch, capsys):
+    """A cell that raises is listed (stderr, exit status 1) and has no row in
+    beta_frontier.csv: never an interval made of missing values (it used to print
+    ``nan,None,inf``)."""
+    from freeprob.cli import main
+    from freeprob.experiments import explore_beta
+
+    def fake(family, n, beta, seeds, entropy, points):
+        if n == 128:
+            raise ArithmeticError("no convergence at this beta")
+        r = beta * n / 6400
+        return dict(law=r, sample=r, KS_law=r, KS_sample=r, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)
+
+    monkeypatch.setattr(explore_beta, "_evaluate", fake)
+    status = main(["explore", "beta-growth", "--ns", "64,128", "--epsilons", "0.01", "--seeds", "1",
+                   "--no-figures", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "2 cell(s) failed" in err and "no convergence" in err      # both families at n = 128
+    assert "frontier/proportional/n128" in err and "frontier/fixed_head/n128" in err
+    csv_rows = (tmp_path / "beta_frontier.csv").read_text().splitlines()
+    assert all(",128," not in r for r in csv_rows) and any(",64," in r for r in csv_rows)
+    assert "None" not in out and "None" not in "".join(csv_rows)
+
+
+def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monkeypatch):
+    """A β whose law cannot be tabulated (PrecisionError, as where two support intervals merge)
+    is replaced by a nearby evaluated point; the bounds are points actually evaluated."""
+    from freeprob.errors import PrecisionError
+    from freeprob.experiments import explore_beta
+    bad = set()
+
+    def fake(family, n, beta, seeds, entropy, points):
+        if not bad and 0.5 < beta < 1.0 and beta not in (0.4899, 0.7288, 1.0843):
+            bad.add(beta)                           # the first bisection point fails
+        if beta in bad:
+            raise PrecisionError("tabulated mass differs from 1")
+        r = beta / 100
+        return dict(law=r, sample=r, KS_law=r, KS_sample=r, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)
+
+    monkeypatch.setattr(explore_beta, "_evaluate", fake)
+    grid = (0.1, 0.1488, 0.2213, 0.3293, 0.4899, 0.7288, 1.0843, 1.6132, 2.4)
+    q = explore_beta.frontier_job("proportional", 64, (0.008,), 1, 3, grid, [1])["quantities"]
+    assert q["shifted_evaluations"] == 1 and len(bad) == 1
+    (b,) = bad
+    lo, hi = q["law/0.008/beta_low"], q["law/0.008/beta_high"]
+    assert lo <= 0.8 < hi and hi - lo < 0.045                  # β* = 0.8 still bracketed
+    evaluated = {float(k.split("/")[1]) for k in q if k.startswith("eval/") and k.endswith("/law")}
+    assert lo in evaluated and hi in evaluated and b not in evaluated
+    assert any(abs(abs(e / b - 1) - 1e-3) < 1e-5 for e in evaluated)      # moved by 0.1 %

@@ -544,6 +544,55 @@ def test_finite_width_columns_are_reported_and_stored(tiny_run):
         fw = [db.get_object(k) for k in kinds if k.startswith("theory-fw-")]
     assert {"out/sm_fw_relW1", "out/sm_fw_KS", "out/top_pred_fw"} <= names
     assert len(fw) == 1 and all(math.isfinite(d["predicted_top"]) for d in fw)     # shared by tiny, tinymqa
+    # the top-eigenvalue columns of issue 18: s.e. of the seeds' mean, conditional prediction
+    assert {"out/theta_sq_draw", "out/top_spread_fw", "out/top_pred_fw_draw"} <= names
+    assert "± s.e. fw" in text and "top pred fw|draw" in text
+    assert "top pred fw: unconditional prediction" in text
+    assert "within 5%: of the conditional prediction (top pred fw|draw) in" in text
+    head = (out / "summary.csv").read_text().splitlines()[0]
+    assert "top_pred_fw_draw_mean" in head and "top_pred_fw_se_mean" in head
+    for row in res["rows"]:
+        m = row["metrics"]
+        # n = 64, d_K = 16: the spike is below the threshold, every prediction is the bulk edge
+        assert m["top_pred_fw_draw"]["mean"] == pytest.approx(m["top_pred_fw"]["mean"], rel=1e-12)
+        assert m["top_pred_fw_se"]["n"] == 3 and m["top_pred_fw_se"]["lo"] is None
+
+
+def test_conditional_top_prediction_is_the_direct_call(tmp_path):
+    """``top pred fw|draw`` of a cell is ``predicted_top_eigenvalue(arch, obj, True,
+    theta_sq=realised_spike_strength(K, V, W_O, β), bulk_law=law)`` for the weights that
+    cell drew (redrawn here from its seed), and ``± s.e. fw`` is
+    ``predicted_top_spread/√seeds``.  MQA head sum at ``n = 64``, ``h = 8``, ``d_K = 8``:
+    an outlier (predicted 37.6 against the bulk edge 22.4) whose strength scatters by
+    draw, so the conditional predictions of the two seeds differ."""
+    from freeprob.attention import Architecture, head_sum_law
+    from freeprob.attention.spikes import (predicted_top_eigenvalue, predicted_top_spread,
+                                           realised_spike_strength)
+    from freeprob.sampler import draw_weights
+    st = VerifySettings(configs=("mqa8:d=64,heads=8,d_head=8,scheme=mqa",), objects=("sum",), seeds=2,
+                        points=100, out=tmp_path, figures=False)
+    res = verify(st, progress=False, stream=None, workers=1)
+    m = res["rows"][0]["metrics"]
+    cells = [c for c in plan_sweep(st) if c.kind == "cell"]
+    dims = cells[0].kwargs["dims"]
+    arch = Architecture.from_dict(dims.to_dict()).with_beta(1)
+    law = head_sum_law(arch, finite_width=True)
+    direct = []
+    for c in cells:
+        w = draw_weights(dims, rng=np.random.default_rng(c.kwargs["entropy"]))
+        theta = realised_spike_strength(w.k, w.v, w.w_o, 1.0, "sum")
+        direct.append(predicted_top_eigenvalue(arch, "sum", True, theta_sq=theta, bulk_law=law))
+        with ResultStore(tmp_path, readonly=True) as db:
+            stored = db.cell_quantities(c.key)
+        assert stored["sum/theta_sq_draw"] == pytest.approx(theta, rel=1e-12)
+        assert stored["sum/top_pred_fw_draw"] == pytest.approx(direct[-1], rel=1e-9)
+    assert abs(direct[0] / direct[1] - 1) > 0.01, direct
+    assert m["top_pred_fw_draw"]["mean"] == pytest.approx(np.mean(direct), rel=1e-9)
+    spread = predicted_top_spread(arch, "sum", True, bulk_law=law)
+    assert m["top_pred_fw_se"]["mean"] == pytest.approx(spread / math.sqrt(2), rel=1e-9)
+    unconditional = predicted_top_eigenvalue(arch, "sum", True, bulk_law=law)
+    assert m["top_pred_fw"]["mean"] == pytest.approx(unconditional, rel=1e-9)
+    assert m["top_pred_fw"]["mean"] > 1.3 * max(float(b) for _, b in law.support(dps=15))
 
 
 def test_finite_width_can_be_switched_off(capsys, tmp_path):
@@ -567,4 +616,48 @@ def test_finite_width_summary_line():
     assert "closer in 2 of 3 rows" in lines[0] and "median ratio relW1(SM–fw)/relW1(SM–th) 0.50" in lines[0]
     assert "(range 0.25–1.50)" in lines[0]
     assert "within 5.0% (median; largest 5.0%), GE edge within 10.0%" in lines[1]
+    assert "within 5%" not in lines[1].split("rows")[-1]             # no conditional column: no count
+    cond = row(0.01, 0.02, (10.6, 9.0, 10.0))
+    cond["metrics"]["top_pred_fw_draw"] = dict(mean=10.2)
+    lines = finite_width_summary([row(0.01, 0.02, (10.4, 9.0, 10.0)), cond])
+    assert lines[1].endswith("within 5%: of the conditional prediction (top pred fw|draw) in 1 of 1 rows, of "
+                             "the unconditional one (top pred fw) in 1 of 2")
     assert finite_width_summary([dict(metrics={})]) == []
+
+
+def test_uncoupled_cell_keeps_its_random_stream():
+    """An uncoupled cell draws the softmax weights itself (for ``theta_sq_draw``) and then
+    the GE model's own: the spectra equal one ``spectra(coupled=False)`` call on the same
+    seed (softmax consumes no random numbers), and ``theta_sq_draw`` is the realised
+    strength of the softmax weights."""
+    from freeprob.attention.spikes import realised_spike_strength
+    from freeprob.experiments.verify import _sample_job
+    from freeprob.sampler import Dimensions, draw_weights, spectra
+    dims = Dimensions(n=32, heads=4, d_k=8, d_v=8, d_o=32)
+    job = _sample_job(dims, "1", 7, ("out", "sum"), False, False, "rademacher")
+    kinds = dict(value_weights="rademacher", output_weights="rademacher")
+    ref = spectra(dims, 1.0, rng=np.random.default_rng(7), models=("softmax", "ge"), objects=("out", "sum"),
+                  coupled=False, **kinds)
+    assert all(np.array_equal(job["arrays"][f"{m}/{o}"], v) for (m, o), v in ref.items())
+    w = draw_weights(dims, rng=np.random.default_rng(7), **kinds)
+    assert job["quantities"]["sum/theta_sq_draw"] == realised_spike_strength(w.k, w.v, w.w_o, 1.0, "sum")
+
+
+def test_top_spread_uses_each_rows_sharing_scheme(tmp_path):
+    """The out law (and its unconditional prediction) is shared by independent heads and
+    multi-query, but the spread of one initialisation's top eigenvalue is not: each row's
+    ``top_pred_fw_se`` is ``predicted_top_spread`` of its own scheme over √seeds."""
+    from freeprob.attention import Architecture, output_law
+    from freeprob.attention.spikes import predicted_top_spread
+    cfgs = ("ind8:d=64,heads=8,d_head=8", "mqa8:d=64,heads=8,d_head=8,scheme=mqa")
+    st = VerifySettings(configs=cfgs, objects=("out",), seeds=1, points=100, out=tmp_path, figures=False)
+    res = verify(st, progress=False, stream=None, workers=1)
+    cells = {c.kwargs["dims"].scheme: c.kwargs["dims"] for c in plan_sweep(st) if c.kind == "cell"}
+    got = {}
+    for row in res["rows"]:
+        dims = cells["independent" if row["config"] == "ind8" else "gqa"]
+        arch = Architecture.from_dict(dims.to_dict()).with_beta(1)
+        law = output_law(arch, finite_width=True)
+        got[row["config"]] = row["metrics"]["top_pred_fw_se"]["mean"]
+        assert got[row["config"]] == pytest.approx(predicted_top_spread(arch, "out", True, bulk_law=law), rel=1e-9)
+    assert got["mqa8"] > 1.5 * got["ind8"], got      # one key and value matrix: coherent spikes

@@ -55,9 +55,9 @@ def key_norm_spike(arch: Architecture):
 
     Exact (sympy).  Measured (the softmax row mean projected on ``μ̂``, six key draws,
     paired): ``0.967 ‖μ_{t=β²/2}‖²`` at ``n = 2048``, ``d_K = 64``, ``β = 1``, against
-    ``0.969`` for this ``t``; the exponent ``t = β²/2`` of
-    :func:`freeprob.sampler.key_norm_mean` (the normaliser not averaged over ``q``)
-    gives a ``‖μ‖²`` larger by ``≈ 2β²/d_K`` (3 % at ``d_K = 64``).
+    ``0.969`` for this ``t``; the exponent ``t = β²/2`` (the normaliser not averaged
+    over ``q``; :func:`freeprob.sampler.key_norm_mean` up to version 2467f78, now this
+    ``t``) gives a ``‖μ‖²`` larger by ``≈ 2β²/d_K`` (3 % at ``d_K = 64``).
 
     Raises ``FreeprobValueError`` for a layer without sizes or ``beta``, or
     ``d_K ≤ 2β²``.  Source: theory.md §7 F2.

@@ -297,7 +297,9 @@ def _add_explore(sub):
                     "explore beta-growth: the frontier beta*(n, eps) within eps of the GE law, fits "
                     "against a*sqrt(log n)+b and c*n^alpha (docs/theory.md §11); writes beta_frontier.csv. "
                     "Cells are stored in --out/results.sqlite as they finish (a rerun resumes).",
-        epilog="example: freeprob explore inputs --quick --out freeprob-explore",
+        epilog="Exit status: 0; 1 if a cell failed (listed on stderr, its rows left out of the tables; "
+               "a rerun computes only the failed cells); 2 on bad input. "
+               "example: freeprob explore inputs --quick --out freeprob-explore",
     )
     p.add_argument("what", choices=["inputs", "beta-growth"], help="which question")
     p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
@@ -315,7 +317,8 @@ def _add_explore(sub):
 
 
 def explore_command(args, out=None) -> int:
-    """Run ``freeprob explore``: print the table and the output files; exit status 0."""
+    """Run ``freeprob explore``: print the table and the output files; exit status 0, or 1 if
+    a cell failed (listed on stderr; its rows are left out)."""
     _need_experiment_extras("explore")
     out = sys.stdout if out is None else out
     kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures)
@@ -339,6 +342,13 @@ def explore_command(args, out=None) -> int:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)
         print("fits: " + json.dumps(res["fits"]), file=out)
     print("files: " + ", ".join(res["files"]), file=out)
+    if res["failed"]:               # their rows are left out of the tables; a rerun retries only them
+        print(f"freeprob: explore {args.what}: {len(res['failed'])} cell(s) failed and have no row "
+              f"(the others are stored in {args.out}/results.sqlite; a rerun computes only the failed ones):",
+              file=sys.stderr)
+        for key, msg in res["failed"].items():
+            print(f"  {key}: {msg}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -218,11 +218,17 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     from freeprob.experiments.store import ResultStore
     rows, ge_rows, arch_rows = [], [], []
     with ResultStore(path, readonly=True) as store:
-        ortho = {o: TabulatedLaw.from_dict(store.get_object(law_key["ortho", o])) for o in objects}
+        if any(law_key["ortho", o] in stats.failed for o in objects):
+            cases = ()              # no orthonormal law: no row can be made (the failures are reported)
+        else:
+            ortho = {o: TabulatedLaw.from_dict(store.get_object(law_key["ortho", o])) for o in objects}
+        done = store.done_keys()
         for case in cases:
+            keys = [sample_key[case[0], s] for s in range(seeds)]
+            if any(law_key[case[0], o] in stats.failed for o in objects) or not set(keys) <= done:
+                continue            # a failed law or draw: the case gets no row (listed in ``failed``)
             ilaw = {o: TabulatedLaw.from_dict(store.get_object(law_key[case[0], o]))
                     for o in objects}
-            keys = [sample_key[case[0], s] for s in range(seeds)]
             for obj in objects:
                 acc = {k: [] for k in ("rwo", "rwi", "kso", "ksi", "rwg", "ksg")}
                 for key in keys:
@@ -256,7 +262,8 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     prefer = {}
     for case in cases:
         r = {a["scheme"]: a["normalised_m2"] for a in arch_rows if a["inputs"] == case[0]}
-        prefer[case[0]] = min(r, key=r.get)
+        if r:
+            prefer[case[0]] = min(r, key=r.get)
     summary = dict(settings=settings, rows=rows, ge_sample=ge_rows, architecture=arch_rows, preferred=prefer,
                    computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
     (out / "inputs_summary.json").write_text(json.dumps(summary, indent=1))

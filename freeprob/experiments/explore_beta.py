@@ -85,17 +85,39 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
 
     Returns ``{"quantities": {...}}`` with ``{target}/{ε}/beta_low|beta_high|beta_star``
     and the diagnostics ``{target}/{ε}/{name}`` at ``beta_low``, and the evaluations
-    ``eval/{β}/{name}``.
+    ``eval/{β}/{name}``; ``shifted_evaluations``: how many bisection points were moved.
+
+    A β at which the GE law cannot be tabulated to its mass tolerance (a
+    :class:`~freeprob.errors.PrecisionError`, e.g. where two support intervals merge) is
+    replaced by the nearest of ``β(1 ± 10⁻³)``, ``β(1 ± 4·10⁻³)`` that can: the bisection
+    only needs a point inside its interval, and ``beta_low``/``beta_high`` are always
+    points actually evaluated.  If none can, the error is raised (the cell fails and is
+    reported).
 
     Raises ``FreeprobValueError`` for bad family/n.  Source: theory.md §11.
     """
-    cache = {}
+    from freeprob.errors import PrecisionError
+    cache, shifted = {}, []
 
-    def ev(b):
+    def evaluate(b):
+        """(β actually evaluated, its values)."""
         b = float(round(b, 6))
         if b not in cache:
-            cache[b] = _evaluate(family, n, b, seeds, entropy, points)
+            for rel in (0.0, 1e-3, -1e-3, 4e-3, -4e-3):
+                c = float(round(b * (1 + rel), 6))
+                try:
+                    cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points))
+                    break
+                except PrecisionError:
+                    if rel == -4e-3:
+                        raise
+            if cache[b][0] != b:
+                shifted.append(b)
+                cache[cache[b][0]] = cache[b]       # the point evaluated, when it is a bound later
         return cache[b]
+
+    def ev(b):
+        return evaluate(b)[1]
 
     grid = [float(b) for b in betas]
     for b in grid:
@@ -112,8 +134,8 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
             else:
                 lo, hi = grid[fail[0] - 1], grid[fail[0]]
                 for _ in range(steps):
-                    mid = 0.5 * (lo + hi)
-                    if ev(mid)[target] <= eps:
+                    mid, val = evaluate(0.5 * (lo + hi))
+                    if val[target] <= eps:
                         lo = mid
                     else:
                         hi = mid
@@ -123,9 +145,10 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
             if lo > 0:
                 for k, v in ev(lo).items():
                     q[f"{tag}/at_low/{k}"] = v
-    for b, vals in cache.items():
+    for b, vals in dict(cache.values()).items():
         for k, v in vals.items():
             q[f"eval/{b:g}/{k}"] = v
+    q["shifted_evaluations"] = len(shifted)
     return dict(quantities={k: (None if isinstance(v, float) and not math.isfinite(v) else v)
                             for k, v in q.items()})
 
@@ -201,6 +224,8 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
         for fam in families:
             for n in ns:
                 q = store.cell_quantities(keys[fam, n])
+                if not q:           # a failed cell: no row (listed in ``failed``), never a made-up interval
+                    continue
                 for target in rows:
                     for e in eps:
                         tag = f"{target}/{e:g}"

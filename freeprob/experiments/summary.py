@@ -31,7 +31,17 @@ DEFINITIONS = (
 FW_DEFINITION = (
     " fw = the finite-width law at the row's own n and widths (freeprob.attention.finite_width, docs/theory.md "
     "§7); top pred fw = its predicted top eigenvalue, the key-norm outlier or the bulk edge "
-    "(freeprob.attention.spikes.predicted_top_eigenvalue).")
+    "(freeprob.attention.spikes.predicted_top_eigenvalue) at the mean spike strength θ² "
+    "(unconditional); ± s.e. fw = the predicted standard error of the mean over the row's seeds of the "
+    "top eigenvalue, from the spike's own scatter (predicted_top_spread/√seeds); top pred fw|draw = the "
+    "mean over seeds of the prediction conditional on each draw's realised θ̂² (realised_spike_strength "
+    "of that cell's K, V, W_O).")
+#: The legend under the moments/top-eigenvalue table when it has the finite-width columns.
+FW_LEGEND = ("top pred fw: unconditional prediction (mean θ²), ± s.e. fw: its predicted standard error "
+             "for a mean over the row's seeds; top pred fw|draw: mean over seeds of the prediction "
+             "conditional on each draw's realised θ̂² (docs/theory.md §7 F2)")
+#: A row counts as predicted when its mean softmax top eigenvalue is within this of the prediction.
+TOP_BAND = 0.05
 
 
 def _row_name(r, st, several):
@@ -67,7 +77,10 @@ def finite_width_summary(rows) -> list:
     both softmax distances (relW1 means): in how many rows the finite-width law is closer,
     the median and range of the ratio relW1(SM, fw)/relW1(SM, GE law), and how far the
     finite-width predicted top eigenvalue is from the softmax one (median and largest
-    relative difference, against the GE law's edge).  Empty when no row has both.
+    relative difference, against the GE law's edge), and in how many rows the mean softmax
+    top eigenvalue is within :data:`TOP_BAND` (5 %) of the conditional prediction
+    (``top_pred_fw_draw``) and of the unconditional one (``top_pred_fw``).  Empty when no
+    row has both.
 
     Source: issue 18; docs/theory.md §7 (the finite-width laws);
     :mod:`freeprob.attention.finite_width`, :mod:`freeprob.attention.spikes`.
@@ -88,10 +101,21 @@ def finite_width_summary(rows) -> list:
     if tops:
         fw_err = [abs(p / t - 1) * 100 for p, _, t in tops]
         ge_err = [abs(e / t - 1) * 100 for _, e, t in tops]
-        out.append(f"top eigenvalue vs softmax: finite-width prediction (key-norm spike on the finite-width "
-                   f"bulk) within {statistics.median(fw_err):.1f}% (median; largest {max(fw_err):.1f}%), GE edge "
-                   f"within {statistics.median(ge_err):.1f}% (largest {max(ge_err):.1f}%) over {len(tops)} "
-                   f"row{'s' if len(tops) != 1 else ''}")
+        line = (f"top eigenvalue vs softmax: finite-width prediction (key-norm spike on the finite-width "
+                f"bulk) within {statistics.median(fw_err):.1f}% (median; largest {max(fw_err):.1f}%), "
+                f"GE edge "
+                f"within {statistics.median(ge_err):.1f}% (largest {max(ge_err):.1f}%) over {len(tops)} "
+                f"row{'s' if len(tops) != 1 else ''}")
+        def near(key):
+            return [abs(r["metrics"][key]["mean"] / r["metrics"]["top_softmax"]["mean"] - 1) <= TOP_BAND
+                    for r in rows if (r["metrics"].get(key) or {}).get("mean") is not None
+                    and (r["metrics"].get("top_softmax") or {}).get("mean")]
+        cond, unc = near("top_pred_fw_draw"), near("top_pred_fw")
+        if cond:
+            line += (f"; within {100 * TOP_BAND:.0f}%: of the conditional prediction (top pred fw|draw) "
+                     f"in {sum(cond)} of {len(cond)} rows, of the unconditional one (top pred fw) in "
+                     f"{sum(unc)} of {len(unc)}")
+        out.append(line)
     return out
 
 
@@ -134,15 +158,16 @@ def format_table(result) -> str:
         lines += ["gap closed = 1 − relW1(softmax, GE variant)/relW1(softmax, GE): GE2 keeps the second Hermite "
                   "chaos, GE+kn adds the rank-one key-norm term (docs/theory.md §7)", ""]
     header2 = ["config", "scheme", "m2 err SM", "m2 err GE", "m4 err SM", "m4 err GE", "top eig SM", "top eig GE",
-               "edge (theory)"] + (["top pred fw"] if fw else [])
+               "edge (theory)"] + (["top pred fw", "± s.e. fw", "top pred fw|draw"] if fw else [])
     body2 = []
     for r in rows:
         m = r["metrics"]
         name = _row_name(r, st, several)
         body2.append([name, r["scheme"]] + [_pct(m.get(k)) for k in ("m2_err_sm", "m2_err_ge", "m4_err_sm",
                                                                       "m4_err_ge")]
-                     + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th") + (("top_pred_fw",) if fw else ())])
-    lines += [_table(header2, body2), ""]
+                     + [_num(m.get(k)) for k in ("top_softmax", "top_ge", "edge_th")
+                        + (("top_pred_fw", "top_pred_fw_se", "top_pred_fw_draw") if fw else ())])
+    lines += [_table(header2, body2), ""] + ([FW_LEGEND, ""] if fw else [])
     first = [r for r in rows if r["object"] == st["objects"][0]]
     ours = [r["metrics"]["sm_ge_relW1"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_relW1")]
     ours_ks = [r["metrics"]["sm_ge_KS"]["mean"] * 100 for r in first if r["metrics"].get("sm_ge_KS")]

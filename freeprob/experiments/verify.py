@@ -46,17 +46,10 @@ from freeprob.experiments.figures import FIGURE_FILES, verify_figures
 from freeprob._files import write_output
 from freeprob.experiments.reports import ReportDir
 from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
-from freeprob.experiments.summary import (  # noqa: F401  (re-exported: freeprob.verify names)
-    DEFINITIONS,
-    GE_REGIME_BETA,
-    PAPER_RANGE,
-    _num,
-    _pct,
-    _row_name,
-    _table,
-    format_table,
-)
+from freeprob.experiments.summary import DEFINITIONS, PAPER_RANGE, format_table  # noqa: F401 (freeprob.verify names)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
+from freeprob.experiments.verify_top import (THEORY_EXTRAS, ConditionalTop, fw_top_prediction,
+                                             realised_strengths, spread_of_mean)
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "check_cost", "summarize", "format_table", "PAPER_RANGE",
            "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N", "figure_panels"]
@@ -136,8 +129,10 @@ class VerifySettings:
         own ``n`` and widths (:mod:`freeprob.attention.finite_width`) and report the
         softmax–finite-width distances and the predicted top eigenvalue
         (:func:`freeprob.attention.spikes.predicted_top_eigenvalue`; ``out_full``: its bulk
-        only).  One more exact law per cell, 1–6 s each (its Cauchy equation has degree
-        12–15 for ``out``).
+        only), its standard error for the mean over the seeds and the prediction
+        conditional on each cell's draw (:mod:`freeprob.experiments.verify_top`).  One
+        more exact law per cell, 1–6 s each (its Cauchy equation has degree 12–15 for
+        ``out``).
 
     Raises
     ------
@@ -287,10 +282,9 @@ def _dims_dict(dims):
 
 def _law_dims(dims, obj):
     """``dims`` as the law of ``obj`` sees it: across-head sharing (GQA, MQA, one shared key
-    matrix) changes only the head-sum law (theory.md §3.5; the finite-width laws and the
-    predicted top eigenvalue likewise, :mod:`freeprob.attention.spikes`; not its spread,
-    which verify does not report), so the other objects' laws are keyed and tabulated once
-    for all these schemes (LLaMA-2 and Mistral share theirs)."""
+    matrix) changes only the head-sum law and its mean spike (theory.md §3.5, §7 F2), so the
+    other objects' laws are keyed and tabulated once for these schemes (LLaMA-2 and Mistral
+    share theirs); the spike's spread depends on the scheme and is computed per row."""
     d = _dims_dict(dims)
     if obj != "sum" and d.get("scheme") in ("gqa", "shared_keys"):
         d = d | {"scheme": "independent", "kv_groups": None}
@@ -351,18 +345,22 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
     kinds = dict(value_weights=weights, output_weights=weights)
     # GE first after softmax: its noise is then the same draw as in a run without refinements
     base = ("softmax", "ge", "ge2") if refinements else ("softmax", "ge")
+    # the softmax weights are drawn here (the same stream as spectra's own draw): their
+    # realised key-norm spike strength gives the conditional top prediction (verify_top)
+    w = draw_weights(dims, rng=rng, **kinds)
     if not coupled:
-        eig = {f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base, objects=objects,
-                                                      coupled=False, **kinds).items()}
+        eig = {f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base[:1], objects=objects,
+                                                      weights=w).items()}
+        eig.update({f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base[1:], objects=objects,
+                                                           coupled=False, **kinds).items()})
     else:
-        w = draw_weights(dims, rng=rng, **kinds)
         eig = {f"{m}/{o}": v for (m, o), v in spectra(dims, b, rng=rng, models=base, objects=objects,
                                                       weights=w).items()}
         if refinements:
             kn = spectra(dims, b, rng=rng, models=("ge",), objects=objects, weights=w, key_norm_term=True)
             eig.update({f"ge+kn/{o}": v for (_, o), v in kn.items()})
     models = _models(refinements)
-    q = {}
+    q = realised_strengths(w, beta, objects)
     for o in objects:
         sm = eig[f"softmax/{o}"]
         q[f"{o}/top_softmax"] = float(sm[-1])
@@ -376,16 +374,14 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
 
 def _theory_job(dims, beta, obj, points, finite_width=False):
     """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text); with
-    ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue
-    (``out_full``: the bulk law only, no prediction)."""
+    ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue (``out_full``:
+    the bulk law only; :func:`freeprob.experiments.verify_top.fw_top_prediction`)."""
     from freeprob.attention import laws as attention
-    from freeprob.attention.spikes import predicted_top_eigenvalue
     arch = attention.Architecture.from_dict(dims).with_beta(beta)
     law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width)
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
     if finite_width:          # the law's support and equation are cached: the prediction reuses them
-        data["predicted_top"] = (None if obj == "out_full"
-                                 else predicted_top_eigenvalue(arch, obj, True, bulk_law=law))
+        data.update(fw_top_prediction(arch, obj, law))
     elif obj == "out_full":   # bulk = output law; the top eigenvalue is the common-row spike
         data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
     return data
@@ -663,6 +659,7 @@ def summarize(cells, settings, theory, store, sweep):
         ``{mean, lo, hi, n}``; ``per_seed`` a list of flat dicts.
     """
     rows, per_seed = [], []
+    conditional = ConditionalTop(OBJECT_LAWS)
     for cell in cells:
         for beta in settings.betas_exact:
             for obj in settings.objects:
@@ -699,6 +696,17 @@ def summarize(cells, settings, theory, store, sweep):
                             extra["sm_fw_relW1"], extra["sm_fw_KS"] = dd["relW1"], dd["KS"]
                             if fdata.get("predicted_top") is not None:
                                 extra["top_pred_fw"] = fdata["predicted_top"]
+                            spread = stored.get(f"{obj}/top_spread_fw")    # the row's own scheme
+                            spread = conditional.spread(_dims_dict(cell.dims), beta, obj) if spread is None else spread
+                            if spread is not None:
+                                extra["top_spread_fw"] = spread
+                            theta = stored.get(f"{obj}/theta_sq_draw")
+                            if theta is not None and fdata.get("predicted_top") is not None:
+                                # conditional on this draw's θ̂²: stored, so computed once per cell
+                                done = stored.get(f"{obj}/top_pred_fw_draw")
+                                extra["top_pred_fw_draw"] = (
+                                    done if done is not None
+                                    else conditional(_dims_dict(cell.dims), beta, obj, theta))
                         if any(stored.get(f"{obj}/{k}") != v for k, v in extra.items()):
                             store.add_quantities(sweep, key, info["params"],
                                                  {f"{obj}/{k}": v for k, v in extra.items()})
@@ -712,17 +720,19 @@ def summarize(cells, settings, theory, store, sweep):
                                  theory_error=(tdata or {}).get("error") if law is None else None,
                                  fw_error=(fdata or {}).get("error") if settings.finite_width and fw_law is None
                                  else None,
-                                 metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}))
+                                 metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}
+                                 | ({"top_pred_fw_se": spread_of_mean(recs)} if "top_spread_fw" in names
+                                    else {})))
     return rows, per_seed
 
 
 def _tabulated(tdata):
     """The :class:`~freeprob.compare.TabulatedLaw` of a stored theory entry, or ``None``
     (no entry, or ``{"error": text}``); the ``outlier`` of ``out_full`` and the
-    ``predicted_top`` of a finite-width law are left out."""
+    ``predicted_top`` and ``predicted_top_spread`` of a finite-width law are left out."""
     if not tdata or "error" in tdata:
         return None
-    return TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k not in ("outlier", "predicted_top")})
+    return TabulatedLaw.from_dict({k: v for k, v in tdata.items() if k not in THEORY_EXTRAS})
 
 
 def figure_panels(cells, settings, theory, store):

@@ -467,9 +467,21 @@ def softmax_attention(q, k, beta):
 def key_norm_mean(k, beta):
     r"""The key-norm row mean ``μ`` of ``n A⊥`` given the keys (theory.md §7, F2).
 
-    ``μ_b = d_b/mean(d) − 1`` with ``d_b = exp(β²(|k_b|²/d_K − 1)/2)`` (computed in
-    log space, stable for large ``β``); ``Σ_b μ_b = 0`` and
-    ``‖μ‖² ≈ nβ⁴/(2 d_K)``.  The GE with the key-norm term adds ``1 μᵀ/√n`` to ``M^GE``.
+    ``μ_b = d_b/mean(d) − 1`` with ``d_b = exp(t(|k_b|²/d_K − 1))``,
+    ``t = β²d_K/(2(d_K + β²))`` (computed in log space, stable for large ``β``);
+    ``Σ_b μ_b = 0`` and ``‖μ‖² ≈ nβ⁴/(2 d_K)``.  The GE with the key-norm term adds
+    ``1 μᵀ/√n`` to ``M^GE``.
+
+    Derivation: given the keys, ``n A_ab = e^{βq_a·k_b/√d_K}/mean_c e^{βq_a·k_c/√d_K}``;
+    the normaliser is its mean over the keys, ``e^{β²|q_a|²/(2d_K)}``, up to an
+    ``O(n^{-1/2})`` error, and the Gaussian average over the query, coordinate by
+    coordinate ``E e^{aq − cq²} = (1 + 2c)^{-1/2} e^{a²/(2(1 + 2c))}`` with
+    ``a = βk_bj/√d_K``, ``c = β²/(2d_K)``, gives
+    ``E_q n A_ab ∝ e^{t|k_b|²/d_K}``.  The exponent ``β²/2`` (the normaliser not averaged
+    over ``q``, used up to version 2467f78) overstates ``‖μ‖²`` by ``≈ 2β²/d_K``.  The same
+    formula is :func:`freeprob.attention.spikes.key_norm_spike`'s (``‖μ‖²`` in closed form;
+    the sampler cannot import it, and ``tests/test_finite_width.py`` checks that the two
+    agree and that ``μ`` is the softmax row mean of a sampled draw).
 
     Parameters
     ----------
@@ -489,7 +501,10 @@ def key_norm_mean(k, beta):
     k = real_array(k, "`k` of `key_norm_mean`", nonempty=False, finite=False)
     if k.ndim < 2:
         raise FreeprobValueError(f"`k` of `key_norm_mean` must be (..., n, d_k); got shape {k.shape}")
-    log_d = 0.5 * beta * beta * (np.einsum("...bj,...bj->...b", k, k) / k.shape[-1] - 1.0)
+    dk = k.shape[-1]
+    b2 = beta * beta
+    t = 0.5 * b2 * dk / (dk + b2) if b2 > 0 else 0.0
+    log_d = t * (np.einsum("...bj,...bj->...b", k, k) / dk - 1.0)
     log_d -= log_d.max(axis=-1, keepdims=True)
     dvals = np.exp(log_d)
     return dvals / dvals.mean(axis=-1, keepdims=True) - 1.0

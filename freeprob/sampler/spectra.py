@@ -23,8 +23,9 @@ directly (``input="qkv"``) or build ``X`` and the weights (``input="explicit"``)
   ``Y = S + (β²/2)(g² − 1) + √(θ1 − θ2 − β⁴/2) Z`` with ``g = S/β``, and
   ``M^GE2 = n^{-1/2} Y (I − P)``.
 * Key-norm term (theory.md §7, F2): optionally ``M^GE += 1 μᵀ/√n`` with
-  ``μ_b = d_b/mean(d) − 1``, ``d_b = exp(β²(|k_b|²/d_K − 1)/2)``, the conditional row
-  mean of ``n A⊥`` given the keys.  It restores the softmax outlier of concat, sum and
+  ``μ_b = d_b/mean(d) − 1``, ``d_b = exp(t(|k_b|²/d_K − 1))``,
+  ``t = β²d_K/(2(d_K + β²))`` (:func:`key_norm_mean`), the conditional row mean of
+  ``n A⊥`` given the keys.  It restores the softmax outlier of concat, sum and
   out (``‖μ‖² ≈ nβ⁴/(2 d_K)``) and does not change the bulk.  The second chaos of GE2
   already has the conditional row mean ``(β²/2)(|k_b|²/d_K − 1)`` (centred), which is
   ``μ`` to leading order; for GE2 the option adds only the remainder, so that the total
