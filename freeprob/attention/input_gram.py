@@ -73,8 +73,9 @@ def _edge_nodes(points):
 
 def discretise(law, points=1500):
     r"""An exact-core law as a discrete measure ``(x, w)``: its atoms, and on each support
-    interval ``points`` edge-clustered nodes weighted by density × cell width; the weights
-    are renormalised to sum 1.
+    interval (cut at :meth:`~freeprob.laws.law.Law.cut_points`, where the density has a
+    narrow feature inside) ``points`` edge-clustered nodes weighted by density × cell
+    width; the weights are renormalised to sum 1.
 
     Raises ``FreeprobValueError`` for a law with symbols, an unbounded support or
     ``points < 10``.  Source: quadrature of :meth:`freeprob.laws.law.Law.density` (as
@@ -87,10 +88,14 @@ def discretise(law, points=1500):
         if float(mass) > 0:
             xs.append(np.array([float(loc)]))
             ws.append(np.array([float(mass)]))
+    pieces, cuts = [], [float(c) for c in law.cut_points(dps=15)]
     for a, b in law.support(dps=15):
         a, b = float(a), float(b)
         if not (math.isfinite(a) and math.isfinite(b)):
             raise FreeprobValueError("discretise: unbounded support")
+        ends = [a] + sorted(c for c in cuts if a + 1e-9 * (b - a) < c < b - 1e-9 * (b - a)) + [b]
+        pieces += [(p, q) for p, q in zip(ends, ends[1:]) if q - p > 1e-9 * (b - a)]
+    for a, b in pieces:
         u, du = _edge_nodes(points)
         x = a + (b - a) * u
         dens = np.array([float(v) for v in law.density(list(map(float, x)), dps=15)])

@@ -677,6 +677,16 @@ class Law:
         return self._evaluator("support").support(dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
+    def cut_points(self, *, dps=None):
+        r"""Points inside the support where the density is not analytic or has a feature
+        far narrower than its interval (a closed gap, an atom, a dip next to a near-real
+        branch point), mpf, sorted: :meth:`freeprob.numeric.AlgebraicCauchy.cut_points`.
+
+        Raises ``FreeprobValueError`` (bad ``dps``, free symbols) or ``PrecisionError``."""
+        dps = self._dps(dps, "cut_points")
+        return self._evaluator("cut_points").cut_points(dps=dps)
+
+    @_no_raw_convergence_errors
     def atoms(self, *, dps=None, ball=False):
         r"""Atoms: a tuple of ``(location, mass)`` pairs, exact where possible.
 

@@ -102,6 +102,30 @@ class _BoundaryValues:
                 return real, rest
         return self._memo("singular", fn)
 
+    def _near_axis_cuts(self, lo, hi):
+        """Sorted real parts (mpf, 53 bits, without repeats) of the non-real singular
+        points ``c`` (:meth:`_singular_points`) with ``lo < Re c < hi`` and
+        ``|Im c| < hi − lo`` (``lo < hi`` mpf, the ends of a piece of the support).
+
+        Such a ``c`` is typically where two support edges went as a gap closed (the pair
+        of real roots of the discriminant became a conjugate pair): the density is analytic
+        on the axis, but near ``Re c`` it varies on the scale ``|Im c|`` (a near-cusp, a
+        dip).  Integrated from the far ends, the tanh-sinh rule (in ``u = s^{1/k}``, which
+        shrinks the distance to ``c`` a further ``k``-fold) does not resolve it: the law of
+        ``tests/test_near_axis.py`` left quadrature errors from ``10^-2`` (``|Im c|`` at
+        ``10^-4`` of the piece) to ``10^-13`` (at ``2·10^-2``).  Cut at ``Re c``, each side
+        is integrated from the cut by Gauss–Legendre on pieces graded toward ``c``
+        (:meth:`_graded`), which converges geometrically whatever ``|Im c|``; a far ``c``
+        costs one or two ordinary Gauss–Legendre pieces.  Source: this project's design."""
+        _, nonreal = self._singular_points()
+        out = set()
+        for c in nonreal:
+            if c.imag > 0 and lo < c.real < hi and c.imag < hi - lo:
+                r = mpmath.mpf(float(c.real))
+                if lo < r < hi:
+                    out.add(r)
+        return sorted(out)
+
     @staticmethod
     def _sing_dist(K, z):
         """Distance from ``z`` to the nearest root of the discriminant or of the leading

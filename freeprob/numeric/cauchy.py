@@ -653,6 +653,49 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             return self._ball_support(dps)
         return self._memo(("support", None if self._rational else dps), lambda: self._support(dps))
 
+    def cut_points(self, *, dps=15):
+        r"""Points strictly inside the support intervals at which the density is not
+        analytic or varies on a much shorter scale than the interval: where :meth:`cdf`,
+        :meth:`moments`, :meth:`quantile` and :meth:`expectation` cut their quadrature.
+
+        These are the special points inside the support (e.g. where a gap has just closed:
+        the density vanishes there like ``|x − x₀|^{1/3}``), the atoms inside it, and the
+        real parts of the non-real roots ``c`` of the discriminant and of the leading
+        coefficient with ``|Im c|`` below the length of the piece they fall in (just after
+        a gap closed: a dip of width ``|Im c|``).  A tabulation of the density (e.g.
+        ``TabulatedLaw.from_law``) should cluster its nodes there as at the edges.
+
+        Parameters
+        ----------
+        dps : int >= 1, keyword-only
+
+        Returns
+        -------
+        tuple of mpmath.mpf
+            Sorted, at ``dps`` digits (none in an unbounded interval).
+
+        Raises
+        ------
+        FreeprobValueError
+            ``dps`` invalid.
+        PrecisionError
+            If the support or the atoms cannot be certified.
+
+        Source: this project's design (:meth:`_BoundaryValues._near_axis_cuts`).
+        """
+        dps = _check_dps(dps, "cut_points")
+        prec = _bits(dps + GUARD_DPS)
+        sup = self.support(dps=dps + GUARD_DPS)
+        ats = self.atoms(dps=dps + GUARD_DPS)
+        out = []
+        with mpmath.workprec(prec):
+            for a, b in sup:
+                if not (mpmath.isfinite(self._num(a, prec)) and mpmath.isfinite(self._num(b, prec))):
+                    continue
+                out += [self._num(hi, prec) for _, hi in self._split(a, b, ats, prec)[:-1]]
+        with mpmath.workdps(dps):
+            return tuple(sorted(+v for v in out))
+
     def _test_point(self, a, b):
         """The point (mpf) between the consecutive special points ``a < b`` (mpf)
         at which :meth:`_support` tests the density: the midpoint, unless its nearest

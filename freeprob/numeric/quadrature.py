@@ -427,7 +427,9 @@ class _Quadrature(_CdfPieces):
 
     def _split(self, a, b, ats, prec):
         """``[a, b]`` split at the atoms and special points strictly inside (an mpf special
-        point that only rounds differently from an mpf end is that end, not a cut)."""
+        point that only rounds differently from an mpf end is that end, not a cut), and
+        each piece again at the real parts of the non-real singular points close to it
+        (:meth:`_near_axis_cuts`)."""
         an, bn = self._num(a, prec), self._num(b, prec)
         ends = [(an, v) for v in (a,) if self._numeric_special(v)] + \
             [(bn, v) for v in (b,) if self._numeric_special(v)]
@@ -442,8 +444,13 @@ class _Quadrature(_CdfPieces):
                 cuts.append((pn, p))
         cuts.sort(key=lambda t: t[0])
         ends = [a] + [p for _, p in cuts] + [b]
-        return [(ends[i], ends[i + 1]) for i in range(len(ends) - 1)
-                if self._num(ends[i], prec) < self._num(ends[i + 1], prec)]
+        out = []
+        for p, q in zip(ends, ends[1:]):
+            pn, qn = self._num(p, prec), self._num(q, prec)
+            if pn < qn:
+                pts = [p] + self._near_axis_cuts(pn, qn) + [q]
+                out += zip(pts, pts[1:])
+        return out
 
     def _invert(self, a, b, want, mass, prec, dps):
         """Solve ``∫_a^x density = want`` on ``[a, b]`` (``0 < want < mass``, ``mass`` the
