@@ -413,8 +413,17 @@ def test_coinciding_nodes_are_merged():
 
 def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
     """Start `freeprob verify` in a subprocess, send ``sig`` once ``stop_after`` cells are
-    stored; returns (returncode, stderr, cells stored at the end)."""
+    stored; returns (returncode, stderr, cells stored at the end).
+
+    The signal is sent while this process holds the store's write lock, taken before the
+    stored cells are counted: the run cannot store another cell between the count and the
+    signal, so the signal always arrives in the middle of the cells, however fast they are
+    and however late this process gets the CPU (polling without the lock, a loaded machine
+    let the run store all its cells, summarise and exit 0 before the signal).  The lock is
+    released after the signal: a cell the run was about to store is stored (at most one
+    more), and the interrupt is raised right after."""
     import signal  # noqa: F401
+    import sqlite3
     import subprocess
     import sys
     import time
@@ -424,15 +433,32 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
          "--points", "200", "--no-progress", "--no-figures", "--workers", str(workers), "--out", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 240
-    done = set()
-    while len(done) < stop_after:
-        assert time.time() < deadline and proc.poll() is None, "the sweep did not start storing cells"
+    done = None
+    while done is None:               # the store is created by the run: only read it until then
+        assert time.time() < deadline and proc.poll() is None, "the sweep did not create its store"
         time.sleep(0.02)
         try:
             done = _done_cells(db)
         except Exception:            # the store is being created
-            done = set()
-    proc.send_signal(sig)
+            done = None
+    lock = sqlite3.connect(db, timeout=30, isolation_level=None)
+    try:
+        while True:
+            assert time.time() < deadline and proc.poll() is None, "the sweep did not store cells"
+            lock.execute("BEGIN IMMEDIATE")                 # the run's next cell waits for this
+            try:
+                done = _done_cells(db)
+            except Exception:
+                done = set()
+            if len(done) >= stop_after:
+                proc.send_signal(sig)
+                time.sleep(0.5)                             # the signal is pending in the run
+                lock.execute("ROLLBACK")
+                break
+            lock.execute("ROLLBACK")
+            time.sleep(0.02)
+    finally:
+        lock.close()
     _, err = proc.communicate(timeout=120)                 # no hang
     return proc.returncode, err, _done_cells(db), db
 
