@@ -268,3 +268,36 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
     evaluated = {float(k.split("/")[1]) for k in q if k.startswith("eval/") and k.endswith("/law")}
     assert lo in evaluated and hi in evaluated and b not in evaluated
     assert any(abs(abs(e / b - 1) - 1e-3) < 1e-5 for e in evaluated)      # moved by 0.1 %
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["inputs", "--ns", "128"], "--ns belong"),
+    (["beta-growth", "--beta", "2"], "--beta belong"),
+    (["beta-growth", "--ns", "128,128"], "must be distinct"),
+    (["beta-growth", "--ns", "128.5"], "comma-separated integers"),
+])
+def test_explore_cli_refuses_misplaced_or_bad_options(argv, match, tmp_path, capsys):
+    from freeprob.cli import main
+    assert main(["explore", *argv, "--out", str(tmp_path / "x")]) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(d=0), "d \\(input features\\)"), (dict(d=64.5), "d \\(input features\\)"),
+    (dict(grid=0), "grid must be"), (dict(points=1), "points must be"),
+    (dict(eta_rel=0), "eta_rel"), (dict(eta_rel=-1), "eta_rel"),
+    (dict(kind="gaussian", rank=4), "rank is for kind='lowrank'"),
+])
+def test_input_gram_law_refuses_bad_discretisation(kw, match):
+    from freeprob.attention.input_gram import input_gram_law
+    with pytest.raises(FreeprobValueError, match=match):
+        input_gram_law("single", n=128, heads=4, d_k=32, beta=0.5, **kw)
+
+
+def test_predicted_top_at_beta_zero_is_the_point_mass():
+    """β = 0: every attention row is the uniform average, the centred output vanishes."""
+    from freeprob.attention import Architecture
+    from freeprob.attention.spikes import predicted_top_eigenvalue
+    arch = Architecture.from_dimensions(n=128, heads=4, d_k=32, d_v=32, d_o=128, beta=0)
+    assert predicted_top_eigenvalue(arch, "out") == 0.0

@@ -414,7 +414,9 @@ def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5
     Raises
     ------
     FreeprobValueError
-        Unknown object or kind; bad sizes or ``beta``.
+        Unknown object or kind; bad sizes or ``beta``; ``d``, ``points`` or ``grid`` not
+        integers (≥ 1, ≥ 2); ``eta_rel`` outside (0, 1); ``rank`` with a kind other than
+        ``"lowrank"``.
 
     Source: theory.md §10 (derivation; the single/concat/sum steps carry over from the
     paper's §C.1 with the variance-profile theorem in place of the compound Poisson law).
@@ -427,10 +429,18 @@ def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5
     if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
         raise FreeprobValueError(f"input_gram_law: beta must be a finite number ≥ 0; got {beta!r}")
     d = n if d is None else d
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise FreeprobValueError(f"input_gram_law: d (input features) must be an integer ≥ 1; got {d!r}")
+    for name, v in (("points", points), ("grid", grid)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 2:
+            raise FreeprobValueError(f"input_gram_law: {name} must be an integer ≥ 2; got {v!r}")
+    if isinstance(eta_rel, bool) or not isinstance(eta_rel, (int, float)) or not 0 < eta_rel < 1:
+        raise FreeprobValueError(f"input_gram_law: eta_rel must be a number in (0, 1); got {eta_rel!r}")
+    if rank is not None and kind != "lowrank":
+        raise FreeprobValueError(f"input_gram_law: rank is for kind='lowrank' only; got rank={rank!r} with "
+                                 f"kind={kind!r}")
     extra = dict(n=n, rank=rank) if (kind == "lowrank" and rank is not None) else {}
     if obj in ("head_out", "stack", "out"):
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-            raise FreeprobValueError(f"input_gram_law: d must be an integer ≥ 1; got {d!r}")
         from freeprob.attention.input_gram_out import input_gram_output_law
         nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
         return input_gram_output_law(obj, nu_x, n=n, heads=heads, d_k=d_k, beta=beta, d_v=d_v, d_o=d_o,

@@ -401,7 +401,10 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
     if bulk_law is not None and not isinstance(bulk_law, Law):
         raise FreeprobValueError(f"{own}: bulk_law must be a Law; got {type(bulk_law).__name__}")
     law = _bulk_law(arch, obj, finite_width) if bulk_law is None else bulk_law
-    edge = max(float(hi) for _, hi in law.support(dps=dps))
+    tops = [float(hi) for _, hi in law.support(dps=dps)]
+    if not tops:        # no continuous part (β = 0: every row is the uniform average, a point mass)
+        return max(float(loc) for loc, _ in law.atoms(dps=dps))
+    edge = max(tops)
     t, s = direction_s_transform(arch, obj)
 
     def lhs(lam):

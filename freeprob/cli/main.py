@@ -305,8 +305,8 @@ def _add_explore(sub):
     p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
     p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
     p.add_argument("--ns", default=None, help="beta-growth: comma-separated n (default 256,512,1024,2048)")
-    p.add_argument("--epsilons", default="0.01,0.02,0.05", help="beta-growth: thresholds (relative W1)")
-    p.add_argument("--beta", type=float, default=0.5, help="inputs: inverse temperature (default 0.5)")
+    p.add_argument("--epsilons", default=None, help="beta-growth: thresholds (relative W1; default 0.01,0.02,0.05)")
+    p.add_argument("--beta", type=float, default=None, help="inputs: inverse temperature (default 0.5)")
     p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
     p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
     _add_no_figures(p, "skip the figures")
@@ -321,10 +321,17 @@ def explore_command(args, out=None) -> int:
     a cell failed (listed on stderr; its rows are left out)."""
     _need_experiment_extras("explore")
     out = sys.stdout if out is None else out
-    kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures)
+    kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures,
+              progress=True)
+    other = {"inputs": (("--ns", args.ns), ("--epsilons", args.epsilons)),
+             "beta-growth": (("--n", args.n), ("--beta", args.beta))}[args.what]
+    wrong = [flag for flag, value in other if value is not None]
+    if wrong:
+        raise FreeprobValueError(f"explore {args.what}: {', '.join(wrong)} belong(s) to the other question "
+                                 f"(inputs: --n, --beta; beta-growth: --ns, --epsilons)")
     if args.what == "inputs":
         from freeprob.experiments.explore import run_inputs
-        res = run_inputs(args.out, n=args.n, beta=args.beta, seeds=args.seeds, **kw)
+        res = run_inputs(args.out, n=args.n, beta=0.5 if args.beta is None else args.beta, seeds=args.seeds, **kw)
         print("inputs,object,n,relW1_orthonormal_law,relW1_input_law,KS_orthonormal_law,KS_input_law", file=out)
         for r in res["rows"]:
             print(",".join(str(r[k]) if not isinstance(r[k], float) else f"{r[k]:.4f}" for k in r), file=out)
@@ -333,14 +340,21 @@ def explore_command(args, out=None) -> int:
         from freeprob.experiments.explore_beta import run_beta_growth
         try:
             ns = None if args.ns is None else tuple(int(t) for t in args.ns.split(","))
-            eps = tuple(float(t) for t in args.epsilons.split(","))
+            eps = tuple(float(t) for t in (args.epsilons or "0.01,0.02,0.05").split(","))
         except ValueError:
-            raise FreeprobValueError("explore beta-growth: --ns and --epsilons are comma-separated numbers") from None
+            raise FreeprobValueError("explore beta-growth: --ns takes comma-separated integers (e.g. 256,512), "
+                                     "--epsilons comma-separated numbers in (0, 1) (e.g. 0.01,0.05)") from None
         res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, **kw)
         print("family,n,epsilon,beta_star,beta_low,beta_high", file=out)
         for r in res["rows"]:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)
+        if any(r["beta_low"] == 0 for r in res["rows"]):
+            print("note: beta_star nan with [0, beta_min]: even the smallest beta of the grid is farther than "
+                  "epsilon from the GE law (at small n the finite-n distance of the spectrum to its limit law "
+                  "alone exceeds epsilon)", file=out)
         print("fits: " + json.dumps(res["fits"]), file=out)
+        if not res["fits"]:
+            print("note: no fit: a fit needs a finite beta_star at 3 or more values of n", file=out)
     print("files: " + ", ".join(res["files"]), file=out)
     if res["failed"]:               # their rows are left out of the tables; a rerun retries only them
         print(f"freeprob: explore {args.what}: {len(res['failed'])} cell(s) failed and have no row "

@@ -194,6 +194,8 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     ns = tuple(ns) if ns is not None else ((128, 256, 512) if quick else (256, 512, 1024, 2048))
     seeds = seeds if seeds is not None else (2 if quick else 3)
     steps = steps if steps is not None else (2 if quick else 4)
+    if len(set(ns)) != len(ns):
+        raise FreeprobValueError(f"explore beta-growth: the values of n must be distinct; got {list(ns)}")
     for fam in families:
         for n in ns:
             family_dims(fam, n)
