@@ -159,15 +159,10 @@ def _newton(x, z, cx, cw, p, *, tol, max_iter):
 
 
 def _check_measure(nu_x, who):
-    try:
-        cx, cw = (np.asarray(v, dtype=float).ravel() for v in nu_x)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: nu_x must be a pair (points, weights) of real arrays") from None
-    if cx.size == 0 or cx.shape != cw.shape or not (np.all(np.isfinite(cx)) and np.all(np.isfinite(cw))):
-        raise FreeprobValueError(f"{who}: points and weights of nu_x must be finite, non-empty, of equal length")
-    if np.any(cw < 0) or abs(cw.sum() - 1) > 1e-6 or np.any(cx < 0):
-        raise FreeprobValueError(f"{who}: weights of nu_x must be ≥ 0 and sum to 1, points ≥ 0")
-    return cx, cw
+    """``(points, weights)`` of ``nu_x``, checked as every input-Gram measure
+    (:func:`freeprob.attention.input_gram._measure`)."""
+    from freeprob.attention.input_gram import _measure
+    return _measure(nu_x, f"{who}: nu_x")
 
 
 def output_gram_stieltjes(z, nu_x, *, obj, beta, c_k, c_v, heads=1, gamma_o=1.0, start=None,
