@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 
+from freeprob.attention.input_gram_out import _measure
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["discretise", "input_gram_measure", "score_measure", "variance_profile_stieltjes",
@@ -49,18 +50,6 @@ __all__ = ["discretise", "input_gram_measure", "score_measure", "variance_profil
 
 #: objects with an input-Gram law (head_out, stack, out: :mod:`freeprob.attention.input_gram_out`)
 INPUT_LAW_OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out")
-
-
-def _measure(m, who):
-    try:
-        x, w = (np.asarray(v, dtype=float).ravel() for v in m)
-    except (TypeError, ValueError):
-        raise FreeprobValueError(f"{who}: a measure is a pair (points, weights) of real arrays") from None
-    if x.size == 0 or x.shape != w.shape or not (np.all(np.isfinite(x)) and np.all(np.isfinite(w))):
-        raise FreeprobValueError(f"{who}: points and weights must be finite, non-empty and of equal length")
-    if np.any(w < 0) or abs(w.sum() - 1) > 1e-6 or np.any(x < 0):
-        raise FreeprobValueError(f"{who}: weights must be ≥ 0 and sum to 1, points ≥ 0")
-    return x, w
 
 
 def _edge_nodes(points):

@@ -158,10 +158,22 @@ def _newton(x, z, cx, cw, p, *, tol, max_iter):
     return x
 
 
+def _measure(m, who):
+    """``(points, weights)`` of a discrete measure ``m``, checked: finite, non-empty, equal
+    lengths, weights ≥ 0 summing to 1, points ≥ 0 (``FreeprobValueError`` otherwise); every
+    input-Gram measure (here and in :mod:`freeprob.attention.input_gram`) is checked so."""
+    try:
+        x, w = (np.asarray(v, dtype=float).ravel() for v in m)
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: a measure is a pair (points, weights) of real arrays") from None
+    if x.size == 0 or x.shape != w.shape or not (np.all(np.isfinite(x)) and np.all(np.isfinite(w))):
+        raise FreeprobValueError(f"{who}: points and weights must be finite, non-empty and of equal length")
+    if np.any(w < 0) or abs(w.sum() - 1) > 1e-6 or np.any(x < 0):
+        raise FreeprobValueError(f"{who}: weights must be ≥ 0 and sum to 1, points ≥ 0")
+    return x, w
+
+
 def _check_measure(nu_x, who):
-    """``(points, weights)`` of ``nu_x``, checked as every input-Gram measure
-    (:func:`freeprob.attention.input_gram._measure`)."""
-    from freeprob.attention.input_gram import _measure
     return _measure(nu_x, f"{who}: nu_x")
 
 
