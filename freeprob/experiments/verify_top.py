@@ -166,6 +166,7 @@ def spread_of_mean(recs):
     r"""The row metric ``top_pred_fw_se``: the predicted standard error of the mean top
     eigenvalue over the row's seeds, ``top_spread_fw/√s`` (``s`` the seeds with a stored
     spread), as ``{mean, lo, hi, n}`` with no interval; ``None`` without a spread.
+    Raises nothing (records without a finite spread are skipped).
 
     Source: :func:`freeprob.attention.spikes.predicted_top_spread` (a mean over ``s``
     initialisations scatters by ``spread/√s``).

@@ -682,7 +682,8 @@ class Law:
         far narrower than its interval (a closed gap, an atom, a dip next to a near-real
         branch point), mpf, sorted: :meth:`freeprob.numeric.AlgebraicCauchy.cut_points`.
 
-        Raises ``FreeprobValueError`` (bad ``dps``, free symbols) or ``PrecisionError``."""
+        Raises ``FreeprobValueError`` (bad ``dps``, free symbols) or ``PrecisionError``.
+        Source: the branch points of the Cauchy equation (the special polynomial's roots)."""
         dps = self._dps(dps, "cut_points")
         return self._evaluator("cut_points").cut_points(dps=dps)
 
