@@ -22,7 +22,7 @@ import mpmath
 import sympy as sp
 
 from freeprob.numeric import AlgebraicCauchy
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 P = sp.Poly(z**3 * G**4 - z * G + 1, G, z)
 EDGE = sp.Rational(256, 27)

@@ -21,7 +21,7 @@ from _common import assert_same_equation, assert_same_moments, s, show, theta1, 
 
 import freeprob as fp
 from freeprob.attention import Architecture, attention_law, row_covariance_law
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 c_K = sp.Symbol("c_K", positive=True)
 arch = Architecture(heads=1, gamma_k=c_K, gamma_v=1, gamma_o=1)   # the law depends on c_K only

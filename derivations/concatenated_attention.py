@@ -23,7 +23,7 @@ from _common import (assert_same_equation, assert_same_moments, gamma_K, h, s, s
 
 import freeprob as fp
 from freeprob.attention import Architecture, concatenated_attention_law, row_covariance_law
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 arch = Architecture(heads=h, gamma_k=gamma_K, gamma_v=1, gamma_o=1)
 

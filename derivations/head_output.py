@@ -25,7 +25,7 @@ from _common import assert_same_equation, assert_same_moments, s, show, theta1, 
 import freeprob as fp
 from freeprob.attention import (Architecture, head_output_law, row_covariance_law,
                                 value_covariance_law)
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 ORDER = 8
 c_K, c_V = sp.symbols("c_K c_V", positive=True)

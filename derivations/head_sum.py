@@ -25,7 +25,7 @@ from _common import assert_same_equation, assert_same_moments, gamma_K, h, s, sh
 import freeprob as fp
 from freeprob.attention import (Architecture, attention_law, head_sum_law, head_sum_ratio,
                                 row_covariance_law)
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 ORDER = 8
 h_KV = sp.Symbol("h_KV", positive=True, integer=True)

@@ -20,7 +20,7 @@ from _common import (assert_same_equation, assert_same_moments, gamma_K, gamma_O
 
 import freeprob as fp
 from freeprob.attention import Architecture, output_law, row_covariance_law, value_covariance_law
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 arch = Architecture(heads=h, gamma_k=gamma_K, gamma_v=gamma_V, gamma_o=gamma_O)
 

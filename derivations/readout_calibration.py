@@ -21,10 +21,10 @@ coefficient error ``E|ŵ − w*|²/d_O``.  The error is ``bias(λ) + σ²·var(�
 ``(law, λ)`` is evaluated once (``σ = 0`` and ``σ = 1``) and every ``σ`` is free.
 
 Routes.  Temperature: the closed-form S-transform route
-(:func:`freeprob.comparisons.temperature.error_s_transform`; agrees with the engine to
+(:func:`freeprob.experiments.comparisons.temperature.error_s_transform`; agrees with the engine to
 ~1e-10) on a β scan, roots refined by Brent's method; the best candidate is re-checked
-on the exact engine route (:func:`freeprob.comparisons.temperature.ratio`).  GQA/tying:
-the engine laws (:func:`freeprob.comparisons._common.feature_law`, ``ridge_error_terms``)
+on the exact engine route (:func:`freeprob.experiments.comparisons.temperature.ratio`).  GQA/tying:
+the engine laws (:func:`freeprob.experiments.comparisons._common.feature_law`, ``ridge_error_terms``)
 for tied; GQA's law equals the untied one (docs/theory.md §3.5), evaluated on the S route
 and checked against the engine at one point (gap < 1e-6).
 
@@ -70,9 +70,9 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from freeprob.comparisons import temperature as T
-from freeprob.comparisons._common import feature_law
-from freeprob.readout import ridge_error_terms
+from freeprob.experiments.comparisons import temperature as T
+from freeprob.experiments.comparisons._common import feature_law
+from freeprob.attention.readout import ridge_error_terms
 from freeprob.sampler import Dimensions
 
 t_start = time.time()

@@ -1,7 +1,7 @@
 """Comparison 1 of issue 6 (paper §5.1, D.2, head count): the gradient-flow loss plateau is
 the zero mass of the output law, and the decay is slow at a hard edge and fast with a gap.
 
-The setup and the measurement are in :mod:`freeprob.comparisons.head_count` (also
+The setup and the measurement are in :mod:`freeprob.experiments.comparisons.head_count` (also
 ``freeprob readout head-count``); this script runs it at n = 512 (d_K = d_V = 8, d_O = 1024,
 h = 32/64/128, β = 1, 4 initialisations × 4 centred Gaussian targets), prints the table
 and checks:
@@ -20,9 +20,9 @@ Run: ``python derivations/readout_head_count.py [--figure out.png]``.
 import _threads  # noqa: F401  (one BLAS thread before numpy)
 import sys
 
-from freeprob.comparisons.head_count import HEADS, THEORY_NOTE, TIMES, run
-from freeprob.comparisons._common import feature_law
-from freeprob.readout import gradient_flow_loss
+from freeprob.experiments.comparisons.head_count import HEADS, THEORY_NOTE, TIMES, run
+from freeprob.experiments.comparisons._common import feature_law
+from freeprob.attention.readout import gradient_flow_loss
 from freeprob.sampler import Dimensions
 
 comp = run(n=512, seeds=4)

@@ -26,7 +26,7 @@ from _common import (assert_same_equation, assert_same_moments, gamma_K, gamma_V
 import freeprob as fp
 from freeprob.attention import (Architecture, row_covariance_law, stacked_output_law,
                                 value_covariance_law)
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 ORDER = 8
 arch = Architecture(heads=h, gamma_k=gamma_K, gamma_v=gamma_V, gamma_o=1)

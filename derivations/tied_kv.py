@@ -36,7 +36,7 @@ from _common import (assert_same_equation, assert_same_moments, gamma_K, gamma_O
 import freeprob as fp
 from freeprob.attention import (Architecture, head_output_law, output_law, stacked_output_law,
                                 tied_value_covariance_law)
-from freeprob.symbols import G, x, z
+from freeprob.core.symbols import G, x, z
 
 ORDER = 8
 c_K = sp.Symbol("c_K", positive=True)

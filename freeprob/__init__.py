@@ -15,14 +15,11 @@ The package is layered (docs/architecture.md): :mod:`freeprob.core` (exact algeb
 :mod:`freeprob.experiments` and :mod:`freeprob.cli`.  The names below are loaded on first
 use (PEP 562), so ``import freeprob.sampler`` does not import sympy or python-flint.
 
-Conventions: :mod:`freeprob.conventions`.  References: :mod:`freeprob.references`.
+Conventions: :mod:`freeprob.core.conventions`.  References: :mod:`freeprob.references`.
 """
 import importlib
 
-from . import _compat
 from .errors import FreeprobValueError, NotAvailable, PrecisionError, SeriesValuationError
-
-_compat.install()
 
 __version__ = "0.1.0"
 
@@ -58,10 +55,8 @@ def __getattr__(name):
         value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
-    if name in _compat.SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'freeprob' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__) | _compat.SUBMODULES)
+    return sorted(set(globals()) | set(__all__))

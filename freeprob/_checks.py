@@ -5,9 +5,9 @@ Standard library only, and it imports nothing from freeprob but :mod:`freeprob.e
 the sampler (numpy only) uses it as well as the exact layers.  One wording everywhere:
 
 * ``<who>: <name> must be an integer ≥ 1; got 0`` (a lower bound only), or ``… must be an
-  integer from 0 to 20000 (freeprob.law.MAX_ORDER); got 30000`` (a range; the limit's
+  integer from 0 to 20000 (freeprob.laws.law.MAX_ORDER); got 30000`` (a range; the limit's
   home is named so that it can be raised), the same phrase as the command line's
-  ``expected an integer from 1 to 50000 (freeprob.law.MAX_DPS)``;
+  ``expected an integer from 1 to 50000 (freeprob.laws.law.MAX_DPS)``;
 * ``<who>: <name> must be a finite real number ≥ 0; got -1``;
 * ``<who>: <name> must be one of ('a', 'b'); got 'c'``.
 
@@ -46,7 +46,7 @@ def subject(who, name) -> str:
 
 def describe_int(minimum=None, maximum=None, limit=None) -> str:
     """The allowed integers in words: ``an integer ≥ 1``, ``an integer from 1 to 50000
-    (freeprob.law.MAX_DPS)`` (``limit`` names where the maximum lives), ``an integer``.
+    (freeprob.laws.law.MAX_DPS)`` (``limit`` names where the maximum lives), ``an integer``.
 
     Raises nothing.  Source: this module.
     """

@@ -16,9 +16,9 @@ computed; :func:`write_output` writes it:
 - write errors name the path the user gave (``cannot write /dev/full: No space left
   on device``), never the temporary file.
 
-It lives in the experiments layer so that the reports of :mod:`freeprob.verify` use it
+It lives in the experiments layer so that the reports of :mod:`freeprob.experiments.verify` use it
 without importing the command line; :mod:`freeprob.cli.files` (old name
-``freeprob._cliutil``) re-exports it.
+``freeprob.cli.files``) re-exports it.
 
 Source: this project's design (docs/guide/cli.md and docs/guide/sweeps.md).
 """

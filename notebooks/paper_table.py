@@ -30,8 +30,8 @@ import matplotlib.pyplot as plt
 # the spawned Dask worker processes of verify's LocalCluster (multiprocessing "spawn" re-imports
 # the main script); without a __file__ (as in a Jupyter kernel) the workers import only freeprob.
 import __main__
-from freeprob.configs import MODEL_CONFIGS
-from freeprob.verify import PAPER_RANGE, VerifySettings, format_table, verify
+from freeprob.experiments.configs import MODEL_CONFIGS
+from freeprob.experiments.verify import PAPER_RANGE, VerifySettings, format_table, verify
 
 vars(__main__).pop("__file__", None)
 

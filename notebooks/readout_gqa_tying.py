@@ -24,8 +24,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from freeprob.comparisons._common import projection_parameters
-from freeprob.comparisons.gqa_tying import dimensions, run
+from freeprob.experiments.comparisons._common import projection_parameters
+from freeprob.experiments.comparisons.gqa_tying import dimensions, run
 
 # %% [markdown]
 # ## Equal budgets

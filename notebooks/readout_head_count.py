@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from freeprob.attention import Architecture, mean_normalized, output_law
-from freeprob.comparisons.head_count import run
-from freeprob.readout import gradient_flow_loss, time_to_loss
+from freeprob.experiments.comparisons.head_count import run
+from freeprob.attention.readout import gradient_flow_loss, time_to_loss
 
 # %% [markdown]
 # ## The exact side alone

@@ -16,7 +16,7 @@
 #
 # Readout (docs/theory.md §4): features `F = O_full/√m1`, gradient flow on `½|Fw − y|²` from
 # `w = 0`, centred target; `L(t)/L(0) → ∫ e^{−2tx} dμ̂(x)`, and the time at which it reaches
-# 0.1 (`freeprob.readout.time_to_loss`).
+# 0.1 (`freeprob.attention.readout.time_to_loss`).
 
 # %% [markdown]
 # ## Setup
@@ -34,7 +34,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from freeprob.comparisons.sharing import run
+from freeprob.experiments.comparisons.sharing import run
 
 result = run(quick=True, progress=print)
 

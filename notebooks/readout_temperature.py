@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from freeprob.comparisons import temperature
+from freeprob.experiments.comparisons import temperature
 
 # %% [markdown]
 # Only `κ = β²/(e^{β²} − 1)` enters the mean-normalised laws, so the exact prediction at

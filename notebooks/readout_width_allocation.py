@@ -33,7 +33,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from freeprob.comparisons.width_allocation import run
+from freeprob.experiments.comparisons.width_allocation import run
 
 out_dir = Path(os.environ.get("FREEPROB_NOTEBOOK_OUT") or tempfile.mkdtemp(prefix="freeprob_nb_"))
 out_dir.mkdir(parents=True, exist_ok=True)

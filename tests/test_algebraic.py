@@ -1,4 +1,4 @@
-"""Exact Cauchy equations (freeprob.algebraic): each equation is checked against the
+"""Exact Cauchy equations (freeprob.laws.algebraic): each equation is checked against the
 Cauchy series built from the exact moments (an independent route: moments come from
 cumulant/S-transform series, the equation from resultants), is irreducible, and
 matches closed forms from the literature where one is known.
@@ -8,8 +8,8 @@ import sympy as sp
 
 import freeprob as fp
 from freeprob.errors import NotAvailable
-from freeprob.series import TruncatedSeries
-from freeprob.symbols import G, x, z
+from freeprob.core.series import TruncatedSeries
+from freeprob.core.symbols import G, x, z
 
 half = sp.Rational(1, 2)
 t, t1, t2 = sp.symbols("t t1 t2", positive=True)

@@ -26,7 +26,7 @@ from freeprob.attention import (
     value_covariance_law,
 )
 from freeprob.errors import FreeprobValueError
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 h, gk, gv, go = sp.symbols("h gamma_K gamma_V gamma_O", positive=True)
 ck, cv = gk / h, gv / h

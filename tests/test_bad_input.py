@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 import freeprob as fp
-from freeprob.symbols import x
+from freeprob.core.symbols import x
 
 R = sp.Rational
 E = fp.FreeprobValueError
@@ -170,7 +170,7 @@ def test_inverse_needs_nonzero_constant_term():
 
 # ------------------------------------------------------------------ number conversion
 def test_floats_become_the_rational_they_print_as():
-    # freeprob._params: "Floats are converted to the exact rational they print as".
+    # freeprob.core.params: "Floats are converted to the exact rational they print as".
     assert fp.FreePoisson(0.1).rate == R(1, 10)
     assert fp.Semicircle(0, 2.5).variance == R(5, 2)
     assert fp.Semicircle(-0.3, 1).mean == R(-3, 10)
@@ -213,7 +213,7 @@ def test_boolean_parameter_rejected():
 
 
 # ------------------------------------------------------------------ strings are never code
-# freeprob._params: strings "are never evaluated as code".  The payload would set an
+# freeprob.core.params: strings "are never evaluated as code".  The payload would set an
 # environment variable if some code path handed it to eval/sympify.
 PAYLOAD = "__import__('os').environ.__setitem__('FREEPROB_PWNED', '1') or 1"
 

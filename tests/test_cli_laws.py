@@ -1,4 +1,4 @@
-r"""``freeprob moments | cumulants | equation | density | support`` (:mod:`freeprob.cli_laws`).
+r"""``freeprob moments | cumulants | equation | density | support`` (:mod:`freeprob.cli.law_commands`).
 
 The outputs equal the Python API's; JSON parses; LaTeX parses back to the same values;
 bad input gives a message with the column on stderr and exit status 2; the order limit
@@ -22,9 +22,9 @@ import sympy as sp
 import freeprob as fp
 from freeprob.attention import Architecture, output_law
 from freeprob.cli import build_parser, main, table
-from freeprob.cli_laws import DEFAULT_MAX_ORDER, LAW_COMMANDS, _confirm_order, parse_grid
+from freeprob.cli.law_commands import DEFAULT_MAX_ORDER, LAW_COMMANDS, _confirm_order, parse_grid
 from freeprob.errors import FreeprobValueError
-from freeprob.expr import parse_law
+from freeprob.cli.expr import parse_law
 
 R = sp.Rational
 MP_PRODUCT = "free_mul(FreePoisson(1/2), FreePoisson(1/3))"

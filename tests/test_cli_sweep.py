@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from freeprob.cli import build_parser, main
-from freeprob.cli_sweep import AGGREGATE_COLUMNS, aggregate_rows
-from freeprob.readout_sampled import mean_interval
-from freeprob.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore
+from freeprob.cli.sweep_commands import AGGREGATE_COLUMNS, aggregate_rows
+from freeprob.experiments.stats import mean_interval
+from freeprob.experiments.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore
 
 SCRIPT = Path(sys.executable).with_name("freeprob")
 

@@ -3,7 +3,7 @@ r"""Exact moments, cumulants and transforms of freeprob laws against closed form
 Every expected value is either a closed form from the literature (source cited next
 to it) or an identity between two independent computations (e.g. the S-transform
 product against the Kreweras-complement sum over non-crossing partitions of
-:mod:`freeprob.partitions`).  Exact values are compared with ``==`` or with
+:mod:`freeprob.core.partitions`).  Exact values are compared with ``==`` or with
 ``sympy.expand``/``sympy.simplify`` of the difference, never approximately.
 
 Keys: [NS06] Nica & Speicher, *Lectures on the Combinatorics of Free Probability*
@@ -16,9 +16,9 @@ import pytest
 import sympy as sp
 
 import freeprob as fp
-from freeprob import partitions as P
-from freeprob.series import TruncatedSeries
-from freeprob.symbols import u, w, x, z
+from freeprob.core import partitions as P
+from freeprob.core.series import TruncatedSeries
+from freeprob.core.symbols import u, w, x, z
 
 R = sp.Rational
 
@@ -123,7 +123,7 @@ def test_two_free_symmetric_bernoullis_give_arcsine():
 # ------------------------------------------------------------------ S-transform
 def test_free_poisson_s_transform_symbolic():
     # [NS06] Lecture 18 / [MS17] §2.6: S(u) = 1/(u + t) for rate t, jump 1
-    # (also freeprob.conventions).
+    # (also freeprob.core.conventions).
     t = sp.Symbol("t")
     law = fp.FreePoisson(t)
     assert law.s_transform() == 1 / (t + u)
@@ -149,7 +149,7 @@ def test_s_transform_is_multiplicative(a, b):
 @pytest.mark.parametrize("a, b", S_PAIRS)
 def test_free_mul_moments_match_kreweras_route(a, b):
     # Independent route: m_n(ab) = Σ_{π∈NC(n)} κ_π[a] m_{K(π)}[b] ([NS06] Thm. 14.4,
-    # Remark 14.5), evaluated by enumeration in freeprob.partitions.
+    # Remark 14.5), evaluated by enumeration in freeprob.core.partitions.
     expected = P.free_mul_moments_nc(a.free_cumulants(10), b.moments(10))
     assert fp.free_mul(a, b).moments(10) == expected
 
@@ -236,7 +236,7 @@ def test_semicircle_classical_cumulants_are_signed_lassalle_numbers():
 
 def test_semicircle_classical_cumulants_partition_route():
     # Independent route: Möbius inversion over all set partitions ([LS59] Leonov &
-    # Shiryaev), by enumeration in freeprob.partitions.
+    # Shiryaev), by enumeration in freeprob.core.partitions.
     m = fp.Semicircle(0, 1).moments(10)
     assert P.moments_to_classical_cumulants_partitions(m) == fp.Semicircle(0, 1).classical_cumulants(10)
 
@@ -278,7 +278,7 @@ def test_free_poisson_r_transform_closed_form():
     fp.dilate(fp.FreePoisson(2), -3),
 ])
 def test_cauchy_transform_expansion_at_infinity(law):
-    # G(z) = Σ_{n≥0} m_n z^{-n-1} at z = ∞ ([MS17] §2.1, freeprob.conventions): the
+    # G(z) = Σ_{n≥0} m_n z^{-n-1} at z = ∞ ([MS17] §2.1, freeprob.core.conventions): the
     # closed form, expanded in ζ = 1/z, must reproduce cauchy_series term by term.
     n = 7
     zeta = sp.Symbol("zeta", positive=True)
@@ -365,7 +365,7 @@ def test_mixture_moments_weighted_sum():
 
 def test_rectangular_companion_of_marchenko_pastur():
     # XᵀX/n vs XXᵀ/n share their non-zero eigenvalues: c·MP(c) + (1-c)δ_0 is the free
-    # Poisson law of rate c ([MS17] §4.5; freeprob.conventions, "Marchenko–Pastur").
+    # Poisson law of rate c ([MS17] §4.5; freeprob.core.conventions, "Marchenko–Pastur").
     c = sp.Symbol("c")
     assert same_rational(fp.rectangular_companion(fp.MarchenkoPastur(c), c).moments(10),
                          fp.FreePoisson(c).moments(10))

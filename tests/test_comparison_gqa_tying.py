@@ -1,4 +1,4 @@
-"""GQA vs within-head K/V tying (paper §5.3, D.6): freeprob.comparisons.gqa_tying.
+"""GQA vs within-head K/V tying (paper §5.3, D.6): freeprob.experiments.comparisons.gqa_tying.
 
 The exact predictions only depend on the ratios, so every law below is built at n = 256,
 the quick run's size, and the quick run reuses them from the feature_law cache.
@@ -10,12 +10,12 @@ import mpmath
 import numpy as np
 import pytest
 
-from freeprob.comparisons import run_comparison
-from freeprob.comparisons._common import (RIDGE_NOISE, RIDGE_PENALTY, feature_law, predicted_ridge_error,
+from freeprob.experiments.comparisons import run_comparison
+from freeprob.experiments.comparisons._common import (RIDGE_NOISE, RIDGE_PENALTY, feature_law, predicted_ridge_error,
                                           projection_parameters)
-from freeprob.comparisons.gqa_tying import HEADS, PAPER_SIGNS, dimensions, run
+from freeprob.experiments.comparisons.gqa_tying import HEADS, PAPER_SIGNS, dimensions, run
 from freeprob.errors import FreeprobValueError
-from freeprob.readout_sampled import mean_interval
+from freeprob.experiments.stats import mean_interval
 from freeprob.sampler import Dimensions
 
 N = 256

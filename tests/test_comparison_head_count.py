@@ -7,8 +7,8 @@ import json
 import pytest
 
 from freeprob.cli import main
-from freeprob.comparisons import COMPARISONS, run_comparison
-from freeprob.comparisons.head_count import HEADS, THEORY_NOTE, TIMES
+from freeprob.experiments.comparisons import COMPARISONS, run_comparison
+from freeprob.experiments.comparisons.head_count import HEADS, THEORY_NOTE, TIMES
 from freeprob.errors import FreeprobValueError
 
 

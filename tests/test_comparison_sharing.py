@@ -4,7 +4,7 @@ Second route for the exact times: the density of the law (certified Cauchy trans
 real axis) integrated against e^{−2tx} by Gauss–Legendre in θ with x = a + (b − a)·sin²θ
 (which removes the x^{−1/2} hard edge at 0 and the square-root soft edges), plus the atoms;
 the crossing of 0.1 by Brent's method.  Independent of the contour quadrature of
-freeprob.readout.
+freeprob.attention.readout.
 """
 import math
 from fractions import Fraction
@@ -15,10 +15,10 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from freeprob.attention import Architecture
-from freeprob.comparisons import sharing
-from freeprob.comparisons._common import feature_law, projection_parameters, sampled_features
+from freeprob.experiments.comparisons import sharing
+from freeprob.experiments.comparisons._common import feature_law, projection_parameters, sampled_features
 from freeprob.errors import FreeprobValueError
-from freeprob.readout_sampled import mean_interval, measured_loss_curve
+from freeprob.sampler.readout import measured_loss_curve; from freeprob.experiments.stats import mean_interval
 
 
 def _density_rule(law, nodes=160):

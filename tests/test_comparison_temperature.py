@@ -8,8 +8,8 @@ at n = 256 with fixed seeds, the quick run, and bad input.
 import numpy as np
 import pytest
 
-from freeprob.comparisons import temperature as T
-from freeprob.comparisons._common import measured_ridge_errors, predicted_ridge_error, \
+from freeprob.experiments.comparisons import temperature as T
+from freeprob.experiments.comparisons._common import measured_ridge_errors, predicted_ridge_error, \
     projection_parameters
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler import Dimensions

@@ -15,8 +15,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from freeprob.comparisons import width_allocation as wa
-from freeprob.comparisons._common import measured_ridge_errors, projection_parameters
+from freeprob.experiments.comparisons import width_allocation as wa
+from freeprob.experiments.comparisons._common import measured_ridge_errors, projection_parameters
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler import Dimensions
 
@@ -158,7 +158,7 @@ def test_direct_matrix_computation_of_the_measured_error():
     # the closed form in w*, ε against an explicit Monte-Carlo over teachers and noise
     rng = np.random.default_rng(5)
     f = rng.standard_normal((40, 24)) / math.sqrt(24)
-    from freeprob.readout_sampled import measured_ridge_error
+    from freeprob.sampler.readout import measured_ridge_error
     lam, sig = wa.PENALTY * 50, wa.NOISE
     exact = measured_ridge_error(f, lam, sig)
     a = np.linalg.solve(f.T @ f + lam * np.eye(24), f.T)

@@ -1,4 +1,4 @@
-"""Each convention of freeprob.conventions, tested on laws whose transforms are known.
+"""Each convention of freeprob.core.conventions, tested on laws whose transforms are known.
 
 Sources: semicircle and free Poisson R-transforms and Cauchy equations, [NS06]
 Lecture 12 (Ex. 12.8 and Prop. 12.11) and [MS17] §2.1–2.6; the S-transform of the free
@@ -8,8 +8,8 @@ taken").
 import sympy as sp
 
 import freeprob as fp
-from freeprob.series import TruncatedSeries as T
-from freeprob.symbols import u, w, z
+from freeprob.core.series import TruncatedSeries as T
+from freeprob.core.symbols import u, w, z
 
 t, s2 = sp.symbols("t sigma2", positive=True)
 N = 10

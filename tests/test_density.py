@@ -15,7 +15,7 @@ import sympy as sp
 import freeprob as fp
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.numeric import AlgebraicCauchy
-from freeprob.symbols import G, x, z
+from freeprob.core.symbols import G, x, z
 
 half = sp.Rational(1, 2)
 

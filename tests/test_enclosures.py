@@ -32,7 +32,7 @@ from freeprob.attention import Architecture, head_output_law, output_law
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.numeric import enclosure
 from freeprob.numeric.enclosure import exact_arb, meets
-from freeprob.symbols import x as X
+from freeprob.core.symbols import x as X
 
 arb, acb = flint.arb, flint.acb
 

@@ -1,4 +1,4 @@
-r"""The expression language of :mod:`freeprob.expr`: parsed laws equal the Python API's,
+r"""The expression language of :mod:`freeprob.cli.expr`: parsed laws equal the Python API's,
 errors point at the right column, unknown names list the known ones, and no input can
 execute code or exhaust resources."""
 import builtins
@@ -10,8 +10,8 @@ import sympy as sp
 import freeprob as fp
 from freeprob import attention as att
 from freeprob.errors import FreeprobValueError
-from freeprob.expr import MAX_DEPTH, NAMES, ExpressionError, parse_law, parse_value
-from freeprob.symbols import ExpConstant, x
+from freeprob.cli.expr import MAX_DEPTH, NAMES, ExpressionError, parse_law, parse_value
+from freeprob.core.symbols import ExpConstant, x
 
 R = sp.Rational
 t = sp.Symbol("t")
@@ -269,7 +269,7 @@ def test_not_a_string():
 def test_too_many_radicals_are_refused_quickly():
     # review: ten square roots (or 30 nested ones) made the exact field construction run for
     # minutes; more than MAX_RADICALS irrational roots are refused at parse time
-    from freeprob.expr import MAX_RADICALS
+    from freeprob.cli.expr import MAX_RADICALS
     t0 = time.monotonic()
     text = "Semicircle(0, " + "+".join(f"sqrt({p})" for p in (2, 3, 5, 7, 11, 13)) + ")"
     with pytest.raises(ExpressionError, match="square roots") as err:

@@ -221,7 +221,7 @@ def test_predicted_top_eigenvalue_reuses_a_given_bulk_law():
 
 
 def test_feature_law_of_the_finite_width_law():
-    """The readout comparisons' finite-width prediction (freeprob.comparisons._common):
+    """The readout comparisons' finite-width prediction (freeprob.experiments.comparisons._common):
     the finite-width law in the features' units (divided by the limit m1): mean 1, more
     spread than the limit law (exact moments; the ridge errors are measured in the
     comparisons at their default sizes)."""

@@ -1,9 +1,9 @@
 """The package layering of docs/architecture.md, checked statically (``ast``) and by import.
 
-Layers, lowest first: base (``errors``, ``_compat``, ``_extras``, ``_files``, ``references``,
+Layers, lowest first: base (``errors``, ``_extras``, ``_files``, ``references``,
 ``_checks``, ``_text`` and the top-level ``__init__``) -> core -> numeric -> laws ->
-attention -> sampler -> experiments -> cli, and on top the compatibility shims of old paths
-(``_compat.SHIMS``).  A module imports only its own layer or lower ones; the sampler imports
+attention -> sampler -> experiments -> cli.  One import path per module: the flat layout's
+old paths are gone.  A module imports only its own layer or lower ones; the sampler imports
 only ``freeprob.errors``, ``freeprob._checks``, the layer class
 (``freeprob.attention.architecture``) and itself.  No import cycles, counting
 imports inside functions.
@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from freeprob import _compat
-
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
-ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli", "shims")
-BASE = {"freeprob", "freeprob.errors", "freeprob._compat", "freeprob._extras", "freeprob._files", "freeprob._signals",
+ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli")
+BASE = {"freeprob", "freeprob.errors", "freeprob._extras", "freeprob._files", "freeprob._signals",
         "freeprob.references", "freeprob._checks", "freeprob._text"}
 MAX_LINES = 800
 #: what the sampler may import besides itself: the errors, the argument checks and the one
@@ -57,23 +55,20 @@ def _layer(mod):
         return TOP_LEVEL[mod]
     if mod in BASE:
         return "base"
-    if mod in _compat.SHIMS:
-        return "shims"
     sub = mod.split(".")[1]
     assert sub in ORDER, f"{mod}: no layer for freeprob/{sub}; add it to docs/architecture.md"
     return sub
 
 
 def _canonical(name):
-    """The module serving dotted ``name`` (old alias names mapped), or its nearest parent."""
-    name = _compat.target(name) or name
+    """The module serving dotted ``name``, or its nearest parent."""
     while name and name not in MODULES:
         name = name.rpartition(".")[0]
     return name or None
 
 
 def _is_module(name):
-    return (_compat.target(name) or name) in MODULES
+    return name in MODULES
 
 
 def _imports(mod):
@@ -213,28 +208,20 @@ def test_layer_class_imports_without_symbolic_stack():
     assert out == "[]", f"the layer class loaded {out}"
 
 
-def test_shims_are_not_imported_by_the_package():
-    users = sorted(f"{src}:{line}" for src, edges in EDGES.items() for dst, line, _ in edges
-                   if dst in _compat.SHIMS and _layer(src) not in ("cli", "shims"))
-    assert not users, f"modules importing a compatibility shim (import the new module): {users}"
-
-
-def test_public_names_and_old_paths():
+def test_public_names_and_one_path_per_module():
+    """Every public name resolves; the flat layout's old module paths (``freeprob.law``,
+    ``freeprob.store``, ``freeprob.readout_sampled``, …) are gone, so each module has one
+    import path."""
     out = _fresh(
         "import importlib, freeprob as fp\n"
         "missing = [n for n in fp.__all__ if not hasattr(fp, n)]\n"
-        "import freeprob.law, freeprob.store, freeprob.comparisons.sharing\n"
-        "import freeprob.laws.law, freeprob.experiments.store\n"
-        "import freeprob.experiments.comparisons.sharing as new_sharing\n"
-        "same = [freeprob.law is freeprob.laws.law,\n"
-        "        freeprob.store is freeprob.experiments.store,\n"
-        "        freeprob.comparisons.sharing is new_sharing,\n"
-        "        fp.law is freeprob.laws.law]\n"
-        "print(missing, same)")
-    assert out == "[] [True, True, True, True]"
-
-
-@pytest.mark.parametrize("old", sorted(_compat.ALIASES))
-def test_every_alias_is_the_new_module(old):
-    import importlib
-    assert importlib.import_module(old) is importlib.import_module(_compat.ALIASES[old])
+        "old = []\n"
+        "for name in ('freeprob.law', 'freeprob.store', 'freeprob.readout_sampled', 'freeprob.series',\n"
+        "             'freeprob.comparisons', 'freeprob.cli_laws', 'freeprob._compat', 'freeprob.readout'):\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "        old.append(name)\n"
+        "    except ModuleNotFoundError:\n"
+        "        pass\n"
+        "print(missing, old, hasattr(fp, 'law'))")
+    assert out == "[] [] False"

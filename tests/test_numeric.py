@@ -1,6 +1,6 @@
 r"""Numeric (``dps=``) evaluation: digits are correct, stable and side-effect free.
 
-Contract (freeprob.law, "Precision"): ``law.moments(k, dps=N)`` returns mpmath numbers
+Contract (freeprob.laws.law, "Precision"): ``law.moments(k, dps=N)`` returns mpmath numbers
 correct to ``N`` significant digits -- rational laws are computed exactly and
 rounded once, others in certified ball arithmetic.  The reference values here are
 the exact sympy results evaluated by ``sympy.N`` with 10 extra digits, i.e. an

@@ -15,7 +15,7 @@ import sympy as sp
 import freeprob as fp
 from freeprob.errors import FreeprobValueError
 from freeprob.numeric import AlgebraicCauchy
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 R = sp.Rational
 mpf = mpmath.mpf

@@ -32,7 +32,7 @@ import sympy as sp
 from mpmath.calculus.quadrature import GaussLegendre
 
 import freeprob as fp
-from freeprob.symbols import G, x, z
+from freeprob.core.symbols import G, x, z
 
 R = sp.Rational
 DPS = 30

@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from freeprob.numeric import AlgebraicCauchy
-from freeprob.symbols import G, z
+from freeprob.core.symbols import G, z
 
 E = sp.E
 
@@ -86,7 +86,7 @@ def test_edge_clustered_grid_equals_pointwise(name):
 def test_mp_crossing_check_at_full_precision():
     # an edge between two doubles 4e-15 apart (relative 3e-16) is seen
     A = _inst(POLYS["semicircle_e"])
-    from freeprob._rootkernel import _real_point
+    from freeprob.numeric.rootkernel import _real_point
     b = float(A.support(dps=30)[0][1])
     lo, hi = math.nextafter(b, -math.inf), math.nextafter(b, math.inf)
     assert A._mp_crosses(_real_point(lo, "x"), _real_point(hi, "x"), 91)

@@ -1,4 +1,4 @@
-r"""Tests for freeprob.partitions (the combinatorial route).
+r"""Tests for freeprob.core.partitions (the combinatorial route).
 
 Sources are named in each test.  Keys: [NS06] Nica & Speicher, *Lectures on the
 Combinatorics of Free Probability* (2006); [SW97] Speicher & Woroudi, "Boolean
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freeprob.errors import FreeprobValueError
-from freeprob.partitions import (
+from freeprob.core.partitions import (
     boolean_cumulants_to_moments_interval,
     classical_cumulants_to_moments_partitions,
     free_cumulants_to_moments_nc,

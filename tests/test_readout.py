@@ -1,4 +1,4 @@
-"""freeprob.readout: gradient-flow loss, time to loss, ridge error, effective dof.
+"""freeprob.attention.readout: gradient-flow loss, time to loss, ridge error, effective dof.
 
 References: the Marchenko–Pastur closed form (density √((b−x)(x−a))/(2πx), atom 1 − t at
 0 for rate t < 1; Mingo & Speicher §2.5) integrated by mpmath.quad; a direct matrix
@@ -12,7 +12,7 @@ import sympy as sp
 from freeprob import FreePoisson
 from freeprob.attention import Architecture, output_law
 from freeprob.errors import FreeprobValueError
-from freeprob.readout import effective_dof, gradient_flow_loss, ridge_error, ridge_error_terms, time_to_loss
+from freeprob.attention.readout import effective_dof, gradient_flow_loss, ridge_error, ridge_error_terms, time_to_loss
 
 HALF = FreePoisson(sp.Rational(1, 2))       # MP of rate 1/2: atom 1/2 at 0
 
@@ -190,7 +190,7 @@ def test_laws_at_a_temperature_with_non_square_exponent():
 
 
 # -- finite-n side ------------------------------------------------------------------------
-from freeprob.readout_sampled import measured_effective_dof, measured_loss_curve, measured_ridge_error  # noqa: E402
+from freeprob.sampler.readout import measured_effective_dof, measured_loss_curve, measured_ridge_error# noqa: E402
 
 
 def test_measured_quantities_equal_direct_computations():
@@ -258,7 +258,7 @@ def test_measured_bad_input(call, match):
 
 
 def test_mean_interval_matches_the_t_interval():
-    from freeprob.readout_sampled import mean_interval
+    from freeprob.experiments.stats import mean_interval
     r = mean_interval([1, 2, 3, 4])
     # s = √(5/3), t_{0.975, 3} = 3.182446305: half = t·s/√4
     assert r.mean == 2.5 and r.n == 4
@@ -271,7 +271,7 @@ def test_mean_interval_matches_the_t_interval():
 
 
 def test_measured_bad_features():
-    from freeprob.readout_sampled import measured_loss_curve, measured_ridge_error
+    from freeprob.sampler.readout import measured_loss_curve, measured_ridge_error
     f = np.random.default_rng(0).standard_normal((20, 10))
     y = np.arange(20.0) - 9.5
     with pytest.raises(FreeprobValueError, match="too large"):
@@ -289,6 +289,6 @@ def test_measured_bad_features():
     (["a"], 0.95, "real numbers"), ([[1, 2], [3, 4]], 0.95, "1-d"), ([1e308, 1e308], 0.95, "finite"),
 ])
 def test_mean_interval_bad_input(values, level, match):
-    from freeprob.readout_sampled import mean_interval
+    from freeprob.experiments.stats import mean_interval
     with pytest.raises(FreeprobValueError, match=match):
         mean_interval(values, level)

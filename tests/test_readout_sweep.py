@@ -1,5 +1,5 @@
 """Readout comparisons as sweeps: every measured initialisation is a cell run through
-:func:`freeprob.sweep.run_cells` (in process, on a Dask LocalCluster or a cluster) and
+:func:`freeprob.experiments.sweep.run_cells` (in process, on a Dask LocalCluster or a cluster) and
 stored in a ResultStore as it finishes; the numbers equal those of the plain run, a rerun
 computes nothing, an interrupted run resumes, and ``freeprob readout --scheduler`` fails
 fast on an unreachable address."""
@@ -13,14 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import freeprob.comparisons._common as common
+import freeprob.experiments.comparisons._common as common
 from freeprob.cli import main
-from freeprob.comparisons import run_comparison, sweep_name
-from freeprob.comparisons._common import measure, sweep_session
+from freeprob.experiments.comparisons import run_comparison, sweep_name
+from freeprob.experiments.comparisons._common import measure, sweep_session
 from freeprob.errors import FreeprobValueError
 from freeprob.sampler import Dimensions
-from freeprob.store import ResultStore
-from freeprob.sweep import Executor
+from freeprob.experiments.store import ResultStore
+from freeprob.experiments.sweep import Executor
 
 SCRIPT = Path(sys.executable).with_name("freeprob")
 #: the cheapest comparison at the smallest sizes it accepts: h = 4, 16; 2 schemes × 2 models

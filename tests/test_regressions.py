@@ -118,7 +118,7 @@ def test_atom_of_a_law_whose_discriminant_overflows_doubles():
     ("mixture([Dirac(pi), Dirac(pi+1/10**12)], [1/2, 1/2])", [(sp.pi, R(1, 2)), (sp.pi + R(1, 10**12), R(1, 2))]),
 ])
 def test_atoms_at_irrational_points(expr, atoms):
-    from freeprob.expr import parse_law
+    from freeprob.cli.expr import parse_law
     got = parse_law(expr).atoms()
     assert len(got) == len(atoms)
     for (a, m), (a0, m0) in zip(got, atoms):
@@ -126,7 +126,7 @@ def test_atoms_at_irrational_points(expr, atoms):
 
 
 def test_numeric_mass_candidates_keep_a_split_double_root():
-    from freeprob._rootkernel import _num_real_polyroots
+    from freeprob.numeric.rootkernel import _num_real_polyroots
     with mpmath.workprec(120):
         split = [mpmath.mpf(1), mpmath.mpf(-1), mpmath.mpf(1) / 4 + mpmath.mpf(2) ** -118]   # (H − 1/2)² + tiny
         assert _num_real_polyroots(split, 120) == []
@@ -137,7 +137,7 @@ def test_numeric_mass_candidates_keep_a_split_double_root():
 
 def test_close_atoms_resolved_or_fail_cleanly():
     from freeprob.errors import PrecisionError
-    from freeprob.expr import parse_law
+    from freeprob.cli.expr import parse_law
     # residues are read down to heights ~1e-32: atoms 1e-20 apart are resolved exactly
     assert parse_law("mixture([Dirac(1), Dirac(1+1/10**20)], [1/3, 2/3])").atoms() == (
         (1, sp.Rational(1, 3)), (1 + sp.Rational(1, 10**20), sp.Rational(2, 3)))
@@ -149,7 +149,7 @@ def test_close_atoms_resolved_or_fail_cleanly():
 def test_edges_with_irrational_coefficients_have_all_their_digits():
     # the special polynomial's coefficients were rounded to doubles before root finding:
     # edges 1 + √2, 1 + √3 came out wrong from the 10th digit (printed to 30)
-    from freeprob.expr import parse_law
+    from freeprob.cli.expr import parse_law
     x = "mixture([Dirac(1), Dirac(sqrt(2))], [1/4, 3/4])"
     y = "mixture([Dirac(1), Dirac(sqrt(3))], [1/4, 3/4])"
     (a, b), (c, d) = parse_law(f"free_add({x}, {y})").support(dps=30)

@@ -3,7 +3,7 @@ r"""The two routes of freeprob agree exactly, for every family and operation.
 * generating-function route: ``Law.moments``, ``Law.free_cumulants``,
   ``Law.boolean_cumulants``, ``Law.classical_cumulants`` and the public conversions
   ``freeprob.moments_to_free_cumulants`` etc. (series reversion / inversion / log);
-* partition route: :mod:`freeprob.partitions`, literal sums over non-crossing
+* partition route: :mod:`freeprob.core.partitions`, literal sums over non-crossing
   ([NS06] Lecture 11, Def. 11.3 / Prop. 11.4), interval ([SW97] Speicher & Woroudi
   1997) and all set partitions ([LS59] Leonov & Shiryaev 1959), with no generating
   functions and no division.
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import freeprob as fp
-from freeprob import partitions as P
-from freeprob.symbols import x
+from freeprob.core import partitions as P
+from freeprob.core.symbols import x
 
 R = sp.Rational
 ORDER = 10
@@ -108,7 +108,7 @@ def test_public_conversions_round_trip(law):
 @pytest.mark.parametrize("law", LAWS, ids=IDS)
 def test_series_views_agree_with_sequences(law):
     # r_series / cumulant_series / psi_series / eta_series / cauchy_series are views of
-    # the same sequences (freeprob.conventions).
+    # the same sequences (freeprob.core.conventions).
     n = 8
     m, kappa, b = law.moments(n), law.free_cumulants(n), law.boolean_cumulants(n)
     assert law.r_series(n).coefficients() == kappa[1:n + 1]
@@ -199,10 +199,10 @@ NONZERO_MEAN = [k for k in IDS if CATALOGUE[k].moments(1)[1] != 0]
 
 @pytest.mark.parametrize("name", NONZERO_MEAN)
 def test_s_series_from_its_definition(name):
-    # freeprob.conventions: χ = ψ^{<-1>}, S(u) = χ(u)(1 + u)/u ([NS06] Lecture 18,
+    # freeprob.core.conventions: χ = ψ^{<-1>}, S(u) = χ(u)(1 + u)/u ([NS06] Lecture 18,
     # [MS17] §2.6).  Computed here from the moments alone, against s_series (which may
     # use the families' closed S-formulas and S_{μ⊠ν} = S_μ S_ν, S_{cX} = S_X/c).
-    from freeprob.series import TruncatedSeries
+    from freeprob.core.series import TruncatedSeries
 
     law, n = CATALOGUE[name], 8
     m = law.moments(n)

@@ -271,7 +271,7 @@ def test_fast_ge_mean_part_equals_full_route(scheme, groups, key_norm_term):
 def test_fast_ge_noise_factor_has_the_exact_conditional_covariance():
     """Z V_c has iid rows N(0, V_cᵀ V_c) given V; the factor F drawn as G F has Fᵀ F = V_cᵀ V_c
     (Cholesky branch, QR branch for a singular Gram, and the literal Z V_c branch for d_V ≥ n)."""
-    from freeprob._sampler_heads import noise_factor
+    from freeprob.sampler.heads import noise_factor
     v = rng(0).standard_normal((3, 50, 7))
     vc = v - v.mean(axis=1, keepdims=True)
     gram = np.swapaxes(vc, -1, -2) @ vc
@@ -335,7 +335,7 @@ def test_fast_route_blocked_heads_equal_one_block(model, pipeline, limit, monkey
     dims = Dimensions(n=40, heads=5, d_k=6, d_v=6, d_o=9)
     w = draw_weights(dims, rng=rng(0))
     if pipeline == "parallel":
-        from freeprob import _sampler_model
+        from freeprob.sampler import model as _sampler_model
         pipeline = False
         single_stream = sample_objects(dims, 1.0, rng=rng(1), weights=w, model=model, objects=("stack",))
         monkeypatch.setattr(_sampler_model, "_PARALLEL_DRAW_MIN", 0)
@@ -415,7 +415,7 @@ def test_head_sharing_schemes():
 
 def test_parallel_draw_is_deterministic_and_keeps_the_structure(monkeypatch):
     """Large draws (two child generators, two threads) run through every scheme and input."""
-    from freeprob import _sampler_model
+    from freeprob.sampler import model as _sampler_model
     monkeypatch.setattr(_sampler_model, "_PARALLEL_DRAW_MIN", 0)
     for inp in ("qkv", "explicit"):
         a = draw_weights(Dimensions(n=16, heads=6, d_k=3, d_v=3, d_o=4, scheme="gqa", kv_groups=3),
@@ -438,7 +438,7 @@ def test_parallel_draw_is_deterministic_and_keeps_the_structure(monkeypatch):
 
 def test_parallel_draw_equals_its_two_child_streams():
     """Above the threshold: child 0 fills the first half of each array, child 1 the second."""
-    from freeprob import _sampler_model
+    from freeprob.sampler import model as _sampler_model
     dims = Dimensions(n=2048, heads=4, d_k=128, d_v=128, d_o=2048)      # 4.2 M normals
     assert 3 * 4 * 2048 * 128 + 512 * 2048 >= _sampler_model._PARALLEL_DRAW_MIN
     w = draw_weights(dims, rng=rng(5))

@@ -14,9 +14,9 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from freeprob.coefficients import QQ, BallRing, CoefficientRing, MPRing, SymbolicRing
+from freeprob.core.coefficients import QQ, BallRing, CoefficientRing, MPRing, SymbolicRing
 from freeprob.errors import FreeprobValueError, SeriesValuationError
-from freeprob.series import TruncatedSeries as T
+from freeprob.core.series import TruncatedSeries as T
 
 rationals = st.fractions(min_value=-5, max_value=5, max_denominator=7)
 

@@ -1,4 +1,4 @@
-"""The SQLite result store (freeprob.store): round trips, all-or-nothing cells, reopening,
+"""The SQLite result store (freeprob.experiments.store): round trips, all-or-nothing cells, reopening,
 refusal of foreign or other-format files, and a reader next to a writer."""
 import sqlite3
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from freeprob.errors import FreeprobValueError
-from freeprob.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore, StoreError, _row, store_path
+from freeprob.experiments.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore, StoreError, _row, store_path
 
 
 def _params(config="gpt2-small", n=64, beta="1", seed=0):

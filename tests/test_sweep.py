@@ -1,4 +1,4 @@
-"""Sweep execution (:mod:`freeprob.sweep`): seeding, executors, failures, schedulers.
+"""Sweep execution (:mod:`freeprob.experiments.sweep`): seeding, executors, failures, schedulers.
 
 Real Dask clusters throughout: a LocalCluster of worker processes, and a threaded one
 reached by its address standing in for "an existing cluster".  The toy cell functions
@@ -14,10 +14,10 @@ import cloudpickle
 import numpy as np
 import pytest
 
-from freeprob import sweep as sweep_mod
+from freeprob.experiments import sweep as sweep_mod
 from freeprob.errors import FreeprobValueError
-from freeprob.store import ResultStore
-from freeprob.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
+from freeprob.experiments.store import ResultStore
+from freeprob.experiments.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 

@@ -18,7 +18,7 @@ import sympy as sp
 import freeprob as fp
 from freeprob import attention as A
 from freeprob.errors import NotAvailable
-from freeprob.symbols import G, x, z
+from freeprob.core.symbols import G, x, z
 
 s2 = sp.sqrt(2)
 _zeta = sp.Symbol("zeta")
@@ -158,9 +158,9 @@ def test_symbolic_moments_at_order_200_are_refused_up_front_with_the_estimate(ca
 def test_cost_guard_applies_to_symbolic_and_transcendental_coefficients_only(capsys):
     import io
 
-    from freeprob._costguard import guard_exact_cost, symbolic_coefficients
+    from freeprob.cli.costguard import guard_exact_cost, symbolic_coefficients
     from freeprob.errors import FreeprobValueError
-    from freeprob.expr import parse_law
+    from freeprob.cli.expr import parse_law
     assert symbolic_coefficients(parse_law("FreePoisson(1/2)")) is None      # FLINT
     assert symbolic_coefficients(parse_law("FreePoisson(sqrt(2))")) is None  # ℚ(√2): fast
     assert symbolic_coefficients(parse_law("FreePoisson(E)")) == [sp.E]

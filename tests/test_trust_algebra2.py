@@ -10,8 +10,8 @@ import sympy as sp
 from sympy import Rational as R, sqrt
 
 import freeprob as fp
-from freeprob._exactpoly import freeze_constants
-from freeprob._rootkernel import _num_real_polyroots
+from freeprob.core.exactpoly import freeze_constants
+from freeprob.numeric.rootkernel import _num_real_polyroots
 from freeprob.attention import Architecture, head_output_law, mean_normalized, output_law
 from freeprob.errors import PrecisionError
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from freeprob import cost
+from freeprob.experiments import cost
 from freeprob.cli import build_parser, main
 from freeprob.errors import FreeprobValueError
 
@@ -44,14 +44,14 @@ def _tiny_verify(out, *extra):
 
 # -- 1. bounded integer options name their limit -------------------------------------------------
 @pytest.mark.parametrize("argv, limit", [
-    (["moments", "Semicircle(0, 1)", "--dps", "100000"], "from 1 to 50000 (freeprob.law.MAX_DPS)"),
-    (["density", "Semicircle(0, 1)", "--grid", "0:1:3", "--dps", "100000"], "freeprob.law.MAX_DPS"),
-    (["support", "Semicircle(0, 1)", "--dps", "0"], "from 1 to 50000 (freeprob.law.MAX_DPS); got 0"),
-    (["table", "--dps", "100000"], "--dps: expected an integer from 1 to 50000 (freeprob.law.MAX_DPS)"),
-    (["moments", "Semicircle(0, 1)", "--order", "30000"], "from 0 to 20000 (freeprob.law.MAX_ORDER)"),
+    (["moments", "Semicircle(0, 1)", "--dps", "100000"], "from 1 to 50000 (freeprob.laws.law.MAX_DPS)"),
+    (["density", "Semicircle(0, 1)", "--grid", "0:1:3", "--dps", "100000"], "freeprob.laws.law.MAX_DPS"),
+    (["support", "Semicircle(0, 1)", "--dps", "0"], "from 1 to 50000 (freeprob.laws.law.MAX_DPS); got 0"),
+    (["table", "--dps", "100000"], "--dps: expected an integer from 1 to 50000 (freeprob.laws.law.MAX_DPS)"),
+    (["moments", "Semicircle(0, 1)", "--order", "30000"], "from 0 to 20000 (freeprob.laws.law.MAX_ORDER)"),
     (["table", "--order", "30000"], "argument --order: expected an integer from 0 to 20000"),
     (["verify", "--workers", "100000"], "use --scheduler for more"),
-    (["density", "Semicircle(0, 1)", "--grid", "0:1:100001"], "and 100000 (freeprob.cli_laws.MAX_GRID_POINTS)"),
+    (["density", "Semicircle(0, 1)", "--grid", "0:1:100001"], "and 100000 (freeprob.cli.law_commands.MAX_GRID_POINTS)"),
     (["verify", "--seeds", "0"], "expected an integer ≥ 1; got 0"),
     (["readout", "head-count", "--seeds", "1"], "expected an integer ≥ 2; got 1"),
 ])
@@ -62,10 +62,10 @@ def test_bounded_integer_options_name_the_limit(capsys, argv, limit):
 
 
 def test_the_dps_limit_is_read_when_parsing(capsys, monkeypatch):
-    import freeprob.law
-    monkeypatch.setattr(freeprob.law, "MAX_DPS", 40)
+    import freeprob.laws.law
+    monkeypatch.setattr(freeprob.laws.law, "MAX_DPS", 40)
     status, _, err = _run(capsys, "moments", "Semicircle(0, 1)", "--dps", "41")
-    assert status == 2 and "from 1 to 40 (freeprob.law.MAX_DPS); got 41" in err
+    assert status == 2 and "from 1 to 40 (freeprob.laws.law.MAX_DPS); got 41" in err
 
 
 # -- 2. sizes: answered, shown with progress, or refused up front ---------------------------------
@@ -78,7 +78,7 @@ def test_verify_points_refused_up_front(capsys, tmp_path):
 
 
 def test_verify_cell_limits(capsys, tmp_path):
-    from freeprob.verify import VerifySettings, check_cost
+    from freeprob.experiments.verify import VerifySettings, check_cost
     status, _, err = _run(capsys, "verify", "--seeds", "1000000", "--out", str(tmp_path / "v"))
     assert status == 2 and "7000000 cells" in err and "--force" in err
     big = VerifySettings(configs=("big:d=16384,heads=64,d_head=128",), n=16384, widths="real", out=tmp_path)
@@ -104,7 +104,7 @@ def _dummy_measurement(dims, seed):
 
 
 def test_readout_measurements_refused_before_sampling():
-    from freeprob.comparisons._common import measure
+    from freeprob.experiments.comparisons._common import measure
     from freeprob.sampler import Dimensions
     dims = Dimensions(n=16384, heads=32, d_k=256, d_v=256, d_o=32768)
     calls = [dict(dims=dims, seed=s) for s in range(2)]
@@ -178,7 +178,7 @@ def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path):
 
 def _panels(seeds=3, n=64):
     from freeprob.attention import Architecture, output_law
-    from freeprob.compare import TabulatedLaw
+    from freeprob.experiments.compare import TabulatedLaw
     from freeprob.sampler import Dimensions, spectra
     dims = Dimensions(n=n, heads=4, d_k=16, d_v=16, d_o=n)
     law = TabulatedLaw.from_law(output_law(Architecture.from_dimensions(
@@ -192,7 +192,7 @@ def _panels(seeds=3, n=64):
 
 
 def test_one_configuration_figure_keeps_title_and_legend_and_pools_the_qq_plot():
-    from freeprob.figures import _verify_figure
+    from freeprob.experiments.figures import _verify_figure
     panels = _panels()
     for kind in ("histograms", "qq"):
         fig = _verify_figure(kind, panels, "out")
@@ -211,7 +211,7 @@ def test_one_configuration_figure_keeps_title_and_legend_and_pools_the_qq_plot()
 
 
 def test_custom_configuration_cannot_take_a_built_in_name():
-    from freeprob.configs import model_config
+    from freeprob.experiments.configs import model_config
     with pytest.raises(FreeprobValueError, match="'gpt2-small' is the name of a built-in configuration"):
         model_config("gpt2-small:d=512,heads=8,d_head=64")
     with pytest.raises(FreeprobValueError, match="built-in"):
@@ -222,8 +222,8 @@ def test_custom_configuration_cannot_take_a_built_in_name():
 def test_readme_verify_examples_are_accepted(monkeypatch):
     """Every ``freeprob verify`` line of the command blocks of the README and of the
     documentation pages (docs/**/*.md) parses and plans."""
-    import freeprob.verify as verify_mod
-    from freeprob.verify import plan_cells
+    import freeprob.experiments.verify as verify_mod
+    from freeprob.experiments.verify import plan_cells
     pages = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
     text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     lines, fenced = [], False
@@ -314,7 +314,7 @@ def test_a_symbolic_link_is_followed(capsys, tmp_path):
 
 def test_a_failed_rename_names_the_users_path_and_leaves_no_temporary_file(capsys, tmp_path, monkeypatch):
     import errno
-    import freeprob._cliutil as cliutil
+    import freeprob.cli.files as cliutil
 
     def refuse(src, dst):
         raise OSError(errno.EROFS, "Read-only file system", str(src))
@@ -368,14 +368,14 @@ def test_huge_grids_print_in_scientific_notation_and_plot_limit(capsys, tmp_path
     assert status == 0 and [r.split()[0] for r in out.splitlines()[2:]] == ["0.5", "0.5000005", "0.500001"]
     status, _, err = _run(capsys, "density", "Semicircle(0, 1)", "--grid=1e307:1.7e308:3", "--plot",
                           str(tmp_path / "x.png"))
-    assert status == 2 and "--plot draws x up to ±1e+306 (freeprob.cli_laws.MAX_PLOT_X" in err
+    assert status == 2 and "--plot draws x up to ±1e+306 (freeprob.cli.law_commands.MAX_PLOT_X" in err
     assert "use --csv" in err and not (tmp_path / "x.png").exists()
 
 
 def test_points_beyond_doubles_and_huge_beta_exponents_are_refused():
     import sympy as sp
     from freeprob import Semicircle
-    from freeprob.verify import VerifySettings
+    from freeprob.experiments.verify import VerifySettings
     beyond = r"`xs` must lie within the double-precision range ±1.798e\+308"
     with pytest.raises(FreeprobValueError, match=beyond):
         Semicircle(0, 1).density([sp.Integer(10) ** 400])
@@ -419,7 +419,7 @@ def test_duplicate_configurations_and_schemes_by_identity(capsys, tmp_path, argv
 
 
 def test_duplicates_in_verify_settings():
-    from freeprob.verify import VerifySettings
+    from freeprob.experiments.verify import VerifySettings
     with pytest.raises(FreeprobValueError,
                        match="lists 'gpt2-small' and 'GPT2-small', the same configuration name"):
         VerifySettings(configs=("gpt2-small", "GPT2-small"))

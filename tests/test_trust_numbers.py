@@ -3,7 +3,7 @@ flat stretches of the cdf.
 
 * A rank-deficient Gram's structural zero eigenvalues come out of a float64 eigensolver as
   a mix of exact 0.0 and ±~n·eps·max|λ| (``freeprob.sampler`` clips the negative ones to 0).
-  Snapped onto the atom (:func:`freeprob.compare.snap_to_atoms`, tolerance
+  Snapped onto the atom (:func:`freeprob.experiments.compare.snap_to_atoms`, tolerance
   ``1e-9·max|λ|``), the KS distances are those of the continuous part: reference values are
   the same distances computed from the same spectrum with the structural zeros set to 0
   by the known rank (an independent route), and their size is the sampling misfit.
@@ -23,7 +23,7 @@ from scipy import stats
 from sympy import Rational as R
 
 import freeprob as fp
-from freeprob.compare import ATOM_RTOL, TabulatedLaw, law_distances, snap_to_atoms, two_sample_distances
+from freeprob.experiments.compare import ATOM_RTOL, TabulatedLaw, law_distances, snap_to_atoms, two_sample_distances
 from freeprob.errors import FreeprobValueError
 
 
@@ -119,7 +119,7 @@ def test_sampler_output_law_ks():
 
 
 def test_verify_states_the_tolerance():
-    from freeprob.verify import DEFINITIONS
+    from freeprob.experiments.verify import DEFINITIONS
     assert "1e-9·max|λ|" in DEFINITIONS
 
 

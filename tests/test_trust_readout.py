@@ -9,7 +9,7 @@ import mpmath
 import pytest
 
 import freeprob as fp
-from freeprob.readout import gradient_flow_loss
+from freeprob.attention.readout import gradient_flow_loss
 
 
 def _mp_laplace(t, dps=40):
@@ -31,7 +31,7 @@ def test_exact_arguments_keep_their_digits():
     # penalty, noise, gamma_o, t given exactly were read at the global 15 digits before a
     # dps=40 computation (16 correct digits of 40)
     import sympy as sp
-    from freeprob.readout import ridge_error
+    from freeprob.attention.readout import ridge_error
     law = fp.MarchenkoPastur(sp.Rational(1, 2))
     got = ridge_error(law, sp.Rational(1, 3), sp.Rational(1, 3), gamma_o=sp.Rational(7, 3), dps=40)
     with mpmath.workdps(60):

@@ -19,12 +19,12 @@ import cloudpickle
 import numpy as np
 import pytest
 
-from freeprob import sweep as sweep_mod
-from freeprob._reports import MANIFEST
+from freeprob.experiments import sweep as sweep_mod
+from freeprob.experiments.reports import MANIFEST
 from freeprob.cli import main
-from freeprob.store import ResultStore, StoreError
-from freeprob.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
-from freeprob.verify import VerifySettings, verify
+from freeprob.experiments.store import ResultStore, StoreError
+from freeprob.experiments.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
+from freeprob.experiments.verify import VerifySettings, verify
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 

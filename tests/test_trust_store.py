@@ -23,14 +23,14 @@ import cloudpickle
 import numpy as np
 import pytest
 
-from freeprob import store as store_mod
-from freeprob import sweep as sweep_mod
-from freeprob import verify as verify_mod
+from freeprob.experiments import store as store_mod
+from freeprob.experiments import sweep as sweep_mod
+from freeprob.experiments import verify as verify_mod
 from freeprob.cli import main
 from freeprob.errors import FreeprobValueError
-from freeprob.store import STORE_FORMAT, ResultStore, StoreError, code_version
-from freeprob.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
-from freeprob.verify import VerifySettings, verify
+from freeprob.experiments.store import STORE_FORMAT, ResultStore, StoreError, code_version
+from freeprob.experiments.sweep import Executor, SchedulerError, SweepCell, cell_seed, run_cells
+from freeprob.experiments.verify import VerifySettings, verify
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -90,7 +90,7 @@ def test_code_version_is_the_version_and_a_hash_of_the_sources(tmp_path):
     assert ver.startswith(f"freeprob {importlib.metadata.version('freeprob')}+src.")
     assert len(ver.rsplit(".", 1)[1]) == 16
     # a copy of the sources has the same identity; one changed byte gives another
-    probe = "import freeprob.store as s; print(s.code_version())"
+    probe = "import freeprob.experiments.store as s; print(s.code_version())"
     for name, change in (("same", False), ("changed", True)):
         pkg = tmp_path / name / "freeprob"
         shutil.copytree(ROOT / "freeprob", pkg, ignore=shutil.ignore_patterns("__pycache__"))

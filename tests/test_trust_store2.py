@@ -18,12 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from freeprob import sweep as sweep_mod
+from freeprob.experiments import sweep as sweep_mod
 from freeprob.cli import main
-from freeprob.comparisons import check_comparison, run_comparison
+from freeprob.experiments.comparisons import check_comparison, run_comparison
 from freeprob.errors import FreeprobValueError
-from freeprob.store import ResultStore, StoreError
-from freeprob.sweep import Executor, SchedulerError, SweepCell, SweepStats, run_cells
+from freeprob.experiments.store import ResultStore, StoreError
+from freeprob.experiments.sweep import Executor, SchedulerError, SweepCell, SweepStats, run_cells
 
 TINY = "tiny:d=64,heads=4,d_head=16"
 

@@ -15,12 +15,12 @@ from sympy import Rational
 
 from freeprob import FreePoisson, Semicircle
 from freeprob.cli import main
-from freeprob.compare import (TabulatedLaw, law_distances, relative_moment_errors, spectrum_moments,
+from freeprob.experiments.compare import (TabulatedLaw, law_distances, relative_moment_errors, spectrum_moments,
                               two_sample_distances)
-from freeprob.configs import DEFAULT_CONFIGS, MODEL_CONFIGS, ModelConfig, model_config, parse_scheme
+from freeprob.experiments.configs import DEFAULT_CONFIGS, MODEL_CONFIGS, ModelConfig, model_config, parse_scheme
 from freeprob.errors import FreeprobValueError
-from freeprob.store import ResultStore
-from freeprob.verify import VerifySettings, plan_cells, plan_sweep, verify
+from freeprob.experiments.store import ResultStore
+from freeprob.experiments.verify import VerifySettings, plan_cells, plan_sweep, verify
 
 
 def mp_density(t):
@@ -319,7 +319,7 @@ def test_unwritable_output_directory(tmp_path):
 def test_write_failure_mid_run_is_reported_and_cells_are_kept(tmp_path, capsys, monkeypatch):
     import errno
 
-    from freeprob import verify as verify_mod
+    from freeprob.experiments import verify as verify_mod
     (tmp_path / "table.txt").mkdir()           # the final table cannot be written: refused before computing
     args = ["verify", "--configs", TINY[0], "--seeds", "1", "--points", "200", "--no-progress", "--no-figures",
             "--out", str(tmp_path)]
@@ -502,7 +502,7 @@ def test_unguarded_script_fails_fast(tmp_path):
     import subprocess
     import sys
     script = tmp_path / "unguarded.py"
-    script.write_text("from freeprob.verify import VerifySettings, verify\n"
+    script.write_text("from freeprob.experiments.verify import VerifySettings, verify\n"
                       f"verify(VerifySettings(configs=('gpt2-small',), max_n=64, seeds=1, figures=False, "
                       f"out={str(tmp_path / 'out')!r}), progress=False)\n")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,

@@ -36,7 +36,7 @@ LAYERS = (
 
 #: modules not documented: the entry-point script and the old paths of ``freeprob/_compat.py``
 #: (a shim re-exporting names documented at their new homes)
-SKIP = {"freeprob.cli.__main__", "freeprob.readout_sampled"}
+SKIP = {"freeprob.cli.__main__"}
 
 
 def public_modules():

@@ -19,7 +19,7 @@ network is then a free-probability law built from a few primitives
 
 All laws are **token-side** ``n × n`` Gram spectra (atoms at 0 included), unnormalised;
 :func:`mean_normalized` divides by the mean (the paper's "average squared row norm
-one").  Every law is a :class:`~freeprob.law.Law` of the exact core: exact moments (as
+one").  Every law is a :class:`~freeprob.laws.law.Law` of the exact core: exact moments (as
 rational functions of θ1, θ2, h and the width ratios when these are symbols), an
 algebraic Cauchy equation and certified densities.
 

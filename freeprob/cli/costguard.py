@@ -26,7 +26,7 @@ and the options that force it); otherwise, or when the user forced it, it announ
 estimate above a few seconds on stderr before computing.  The measured orders cost a
 small fraction of the whole (the cost grows about 20-fold per doubling of the order).
 Python callers compute what they ask for (``Law.moments`` has only the order limit
-``freeprob.law.MAX_ORDER``); this guard serves the command line.
+``freeprob.laws.law.MAX_ORDER``); this guard serves the command line.
 """
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def guard_exact_cost(law, methods, order, *, who, forced=False, stream=None,
     ----------
     law : Law
     methods : sequence of str
-        The :class:`~freeprob.law.Law` methods to be called with ``order`` (``"moments"``,
+        The :class:`~freeprob.laws.law.Law` methods to be called with ``order`` (``"moments"``,
         ``"free_cumulants"``, …).
     order : int
         The requested order.
@@ -79,7 +79,7 @@ def guard_exact_cost(law, methods, order, *, who, forced=False, stream=None,
         The command, for the message (``"freeprob moments"``).
     forced : bool, keyword-only
         The user accepted any cost (``--force`` or an explicit ``--max-order``; also inside
-        :func:`freeprob.cost.allow_large`): only announce the estimate.
+        :func:`freeprob.experiments.cost.allow_large`): only announce the estimate.
     stream : file, optional
         Where the estimate is announced (default ``sys.stderr``).
     budget : float, optional

@@ -23,8 +23,8 @@ Grammar
       head_sum_law(heads=8, gamma_k=1, gamma_v=1, gamma_o=1, beta=1, scheme="gqa", kv_groups=2)
       mean_normalized(output_law(heads=h, gamma_k=gk, gamma_v=gv, gamma_o=go))
 
-  Scalar sugar: ``law + a``, ``a + law``, ``law - a`` (:func:`~freeprob.operations.shift`),
-  ``c * law``, ``law * c``, ``law / c``, ``-law`` (:func:`~freeprob.operations.dilate`).
+  Scalar sugar: ``law + a``, ``a + law``, ``law - a`` (:func:`~freeprob.laws.operations.shift`),
+  ``c * law``, ``law * c``, ``law / c``, ``-law`` (:func:`~freeprob.laws.operations.dilate`).
   ``law + law`` and ``law * law`` are refused (use ``free_add`` / ``free_mul``).
 * **Values** (parameters): integers, decimals read as the exact decimal they spell
   (``0.1`` is ``1/10``, ``1e-3`` is ``1/1000``), ``+ - * / **`` and unary ``±`` in exact
@@ -688,7 +688,7 @@ def parse_law(text: str) -> Law:
         ``text`` is not a string.
 
     Source: this module (no external reference); the laws are those of
-    :mod:`freeprob.families`, :mod:`freeprob.operations` and :mod:`freeprob.attention`.
+    :mod:`freeprob.laws.families`, :mod:`freeprob.laws.operations` and :mod:`freeprob.attention`.
 
     >>> parse_law("MarchenkoPastur(2)")
     FreePoisson(rate=1/2, jump=2)
@@ -711,7 +711,7 @@ def parse_value(text: str) -> sp.Expr:
     -------
     sympy.Expr
         Exact: rationals stay rationals; ``exp(r)`` of a rational ``r`` is
-        :class:`freeprob.symbols.ExpConstant` (``exp(1)`` is ``E``).
+        :class:`freeprob.core.symbols.ExpConstant` (``exp(1)`` is ``E``).
 
     Raises
     ------

@@ -2,8 +2,8 @@ r"""Shared pieces of the ``freeprob`` command line: bounded integer options and 
 from :mod:`freeprob._files`) the one policy for files written by request.
 
 * :func:`bounded_int` is the argparse type of every integer option: it names the allowed
-  range and, for an upper limit, where that limit lives (``freeprob.law.MAX_DPS``), so
-  ``--dps 100000`` says ``expected an integer from 1 to 50000 (freeprob.law.MAX_DPS)``.
+  range and, for an upper limit, where that limit lives (``freeprob.laws.law.MAX_DPS``), so
+  ``--dps 100000`` says ``expected an integer from 1 to 50000 (freeprob.laws.law.MAX_DPS)``.
 * :func:`check_output` and :func:`write_output` (defined in
   :mod:`freeprob._files`, so that the experiments layer writes its reports
   without importing the command line) implement the policy for every path option that
@@ -17,10 +17,10 @@ Source: this project's design (docs/guide/cli.md and docs/guide/sweeps.md).
 from __future__ import annotations
 
 import argparse
-import os  # noqa: F401  (``freeprob._cliutil.os``: tests patch ``os.replace`` through it)
+import os  # noqa: F401  (``freeprob.cli.files.os``: tests patch ``os.replace`` through it)
 
 from freeprob._checks import describe_int
-from freeprob._files import (  # noqa: F401  (re-exported: the old freeprob._cliutil names)
+from freeprob._files import (  # noqa: F401  (re-exported: the old freeprob.cli.files names)
     STDOUT,
     _descriptor,
     _kind,
@@ -50,16 +50,16 @@ def bounded_int(minimum, maximum=None, *, limit=None):
         Smallest value accepted.
     maximum : int or callable, optional
         Largest value accepted; a callable is asked at parse time (so raising a module
-        constant such as ``freeprob.law.MAX_DPS`` takes effect).
+        constant such as ``freeprob.laws.law.MAX_DPS`` takes effect).
     limit : str, optional
-        Where the maximum lives or why it is there (``"freeprob.law.MAX_DPS"``); shown in
+        Where the maximum lives or why it is there (``"freeprob.laws.law.MAX_DPS"``); shown in
         the message.
 
     Returns
     -------
     callable
         ``parse(text) -> int``; raises :class:`argparse.ArgumentTypeError` with the allowed
-        range, e.g. ``expected an integer from 1 to 50000 (freeprob.law.MAX_DPS); got
+        range, e.g. ``expected an integer from 1 to 50000 (freeprob.laws.law.MAX_DPS); got
         100000``.
 
     Raises
@@ -88,12 +88,12 @@ def bounded_int(minimum, maximum=None, *, limit=None):
 def _law_limit(name):
     def get():
         from freeprob.core import params          # read at parse time: raising the constant takes effect
-        return getattr(params, name)              # (freeprob.law.MAX_DPS sets this one)
+        return getattr(params, name)              # (freeprob.laws.law.MAX_DPS sets this one)
 
     return get
 
 
-#: ``--dps``: 1 to :data:`freeprob.law.MAX_DPS` certified digits
-DPS_ARG = bounded_int(1, _law_limit("MAX_DPS"), limit="freeprob.law.MAX_DPS")
-#: ``--order``: 0 to :data:`freeprob.law.MAX_ORDER`
-ORDER_ARG = bounded_int(0, _law_limit("MAX_ORDER"), limit="freeprob.law.MAX_ORDER")
+#: ``--dps``: 1 to :data:`freeprob.laws.law.MAX_DPS` certified digits
+DPS_ARG = bounded_int(1, _law_limit("MAX_DPS"), limit="freeprob.laws.law.MAX_DPS")
+#: ``--order``: 0 to :data:`freeprob.laws.law.MAX_ORDER`
+ORDER_ARG = bounded_int(0, _law_limit("MAX_ORDER"), limit="freeprob.laws.law.MAX_ORDER")

@@ -1,10 +1,10 @@
 r"""The law subcommands of ``freeprob``: moments, cumulants, equation, density, support.
 
-Each takes a law expression of :mod:`freeprob.expr` (parsed, never evaluated) and prints
-what the Python API returns for it: :meth:`~freeprob.law.Law.moments`,
-:meth:`~freeprob.law.Law.free_cumulants` (and the boolean and classical ones),
-:meth:`~freeprob.law.Law.cauchy_equation`, :meth:`~freeprob.law.Law.density`,
-:meth:`~freeprob.law.Law.support` and :meth:`~freeprob.law.Law.atoms`.
+Each takes a law expression of :mod:`freeprob.cli.expr` (parsed, never evaluated) and prints
+what the Python API returns for it: :meth:`~freeprob.laws.law.Law.moments`,
+:meth:`~freeprob.laws.law.Law.free_cumulants` (and the boolean and classical ones),
+:meth:`~freeprob.laws.law.Law.cauchy_equation`, :meth:`~freeprob.laws.law.Law.density`,
+:meth:`~freeprob.laws.law.Law.support` and :meth:`~freeprob.laws.law.Law.atoms`.
 
 Examples
 --------
@@ -70,7 +70,7 @@ TABLE_KINDS = ("moments", "free", "boolean", "classical")
 SEQUENCE_FORMATS = ("table", "csv", "json", "latex")
 
 _LAW_HELP = ("law expression, e.g. 'free_mul(FreePoisson(1/2), Semicircle(0, 1))' (quote it for the shell; "
-             "see freeprob.expr for the grammar)")
+             "see freeprob.cli.expr for the grammar)")
 
 
 def max_order(value=None) -> int:
@@ -132,7 +132,7 @@ def parse_grid(text: str):
     Parameters
     ----------
     text : str
-        ``"a:b:N"`` with ``a < b`` finite real values of :func:`freeprob.expr.parse_value`
+        ``"a:b:N"`` with ``a < b`` finite real values of :func:`freeprob.cli.expr.parse_value`
         (``-2``, ``1/2``, ``3 - 2*sqrt(2)``, ``1e300``) and an integer ``N >= 2``;
         ``"a:a:1"`` is the single point ``a``.  The ends must lie within the
         double-precision range (``|a|, |b| ≤ 1.797e308``; the root isolation and the plot
@@ -172,7 +172,7 @@ def parse_grid(text: str):
         return [a]
     if not 2 <= n <= MAX_GRID_POINTS:
         raise FreeprobValueError(f"--grid: N must be between 2 and {MAX_GRID_POINTS} "
-                                 f"(freeprob.cli_laws.MAX_GRID_POINTS); got {n}")
+                                 f"(freeprob.cli.law_commands.MAX_GRID_POINTS); got {n}")
     if not (b - a).is_positive:
         raise FreeprobValueError(f"--grid: need a < b; got a = {_short(a)}, b = {_short(b)}")
     step = (b - a) / (n - 1)
@@ -257,7 +257,7 @@ def add_law_commands(sub) -> None:
     """
     p = _parser(sub, "moments", "exact or N-digit moments of a law expression",
                 "Moments m_0 = 1, m_1, ..., m_K of a law given as an expression of the families "
-                "and operations (freeprob.expr), exact or to --dps N certified digits.",
+                "and operations (freeprob.cli.expr), exact or to --dps N certified digits.",
                 ["freeprob moments 'free_mul(FreePoisson(1/2), FreePoisson(1/3))' --order 6"])
     _add_sequence_options(p)
 
@@ -326,7 +326,7 @@ def _parse_law(args, *, numeric):
 
     Returns
     -------
-    freeprob.law.Law
+    freeprob.laws.law.Law
 
     Raises
     ------
@@ -391,7 +391,7 @@ def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
 
     Parameters
     ----------
-    law : freeprob.law.Law
+    law : freeprob.laws.law.Law
     text : str
         The law as the output names it (the expression, or a preset's description).
     kinds : sequence of str
@@ -412,7 +412,7 @@ def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
     Raises
     ------
     FreeprobValueError, PrecisionError
-        From the :class:`~freeprob.law.Law` methods.
+        From the :class:`~freeprob.laws.law.Law` methods.
 
     Source: this module.
     """
@@ -512,7 +512,7 @@ def _density_command(args, out):
         top = max(abs(float(sp.N(xs[0], 20))), abs(float(sp.N(xs[-1], 20))))
         if top > MAX_PLOT_X:
             raise FreeprobValueError(f"density: --plot draws x up to ±{MAX_PLOT_X:.0e} "
-                                     "(freeprob.cli_laws.MAX_PLOT_X: matplotlib's axis ticks overflow "
+                                     "(freeprob.cli.law_commands.MAX_PLOT_X: matplotlib's axis ticks overflow "
                                      "near the double-precision limit); "
                                      f"--grid reaches {top:.4g}: use --csv, or a grid within that range")
     dps = args.dps
@@ -581,7 +581,7 @@ def _radius(b, printed):
 
 def _density_values(law, xs, dps, ball=False):
     """``law.density(xs, dps=dps)``; a grid estimated to take longer than
-    :data:`freeprob.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
+    :data:`freeprob.experiments.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
     stderr (the same digits: each value is certified on its own; without tqdm, the ``sweep``
     extra, in one piece and without the bar)."""
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
@@ -694,10 +694,10 @@ def run_law_command(args, out=None) -> int:
     Raises
     ------
     FreeprobValueError
-        Bad expression (:class:`~freeprob.expr.ExpressionError`), bad parameters, an
+        Bad expression (:class:`~freeprob.cli.expr.ExpressionError`), bad parameters, an
         order above the limit without ``--force``, exact values with symbolic
         coefficients whose measured cost exceeds a minute without ``--force``
-        (:func:`freeprob._costguard.guard_exact_cost`); :func:`freeprob.cli.main` turns it
+        (:func:`freeprob.cli.costguard.guard_exact_cost`); :func:`freeprob.cli.main` turns it
         into a message and exit status 2.
     PrecisionError
         Digits that cannot be certified (likewise exit status 2).

@@ -1,7 +1,7 @@
 r"""The ``freeprob`` command line.
 
 ``freeprob verify`` (the main job) checks the paper's laws against finite-n softmax
-attention at the widths of public models (:mod:`freeprob.verify`); ``freeprob table``
+attention at the widths of public models (:mod:`freeprob.experiments.verify`); ``freeprob table``
 prints exact (or ``--dps N`` digit) moments, free, boolean and classical cumulants of a
 law built from the standard families and operations.
 
@@ -77,15 +77,15 @@ def _max_workers():
     return max_local_workers()
 
 
-#: ``--workers``: 1 to max(8, 2 × cores) local processes (freeprob.sweep.max_local_workers)
+#: ``--workers``: 1 to max(8, 2 × cores) local processes (freeprob.experiments.sweep.max_local_workers)
 _WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --scheduler for more")
 
 
 def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the same value"):
     r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
     ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
-    twice (:func:`freeprob._params.check_unique`, the check of
-    :class:`freeprob.verify.VerifySettings`, so the message is the same from Python).
+    twice (:func:`freeprob.core.params.check_unique`, the check of
+    :class:`freeprob.experiments.verify.VerifySettings`, so the message is the same from Python).
 
     ``what`` names the items for the message; ``key`` the normal form compared for
     duplicates and ``same`` what two items with one normal form are; ``split`` the
@@ -246,10 +246,10 @@ def _verify_arguments(p):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--points", type=bounded_int(50), default=None,
                    help="density points per support interval of each exact law (default 1000; --quick 400; "
-                        "above freeprob.cost.MAX_POINTS needs --force)")
+                        "above freeprob.experiments.cost.MAX_POINTS needs --force)")
     p.add_argument("--force", action="store_true",
                    help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
-                        "the memory, more than freeprob.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
+                        "the memory, more than freeprob.experiments.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
                         "report files in the report directory that freeprob did not write")
 
 
@@ -477,7 +477,7 @@ def readout_command(args, out=None) -> int:
 
     todo = [name for name in names if not reusable(name)]
     # settings a comparison does not allow (n range, divisibility, seeds) and sizes above the cost
-    # limits (freeprob.cost; --force lifts them): refused before anything is created; of several
+    # limits (freeprob.experiments.cost; --force lifts them): refused before anything is created; of several
     # comparisons the others still run
     failed = []
     for name in list(todo):
@@ -520,7 +520,7 @@ def readout_command(args, out=None) -> int:
                                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
             except (StoreError, SchedulerError):
                 raise
-            except KeyboardInterrupt as exc:      # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+            except KeyboardInterrupt as exc:      # Ctrl-C, or SIGTERM (freeprob.experiments.sweep.Terminated)
                 print(f"freeprob: readout {name}: {interruption(exc)[0]}; its finished cells are stored in "
                       f"{store.path} and a rerun resumes", file=sys.stderr, flush=True)
                 raise
@@ -613,7 +613,7 @@ def main(argv=None) -> int:
     """Entry point of the ``freeprob`` console script; returns the exit status.  SIGTERM
     (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
     finished cells kept, the store closed, a cluster shut down; exit status 143
-    (:func:`freeprob.sweep.sigterm_as_interrupt`)."""
+    (:func:`freeprob.experiments.sweep.sigterm_as_interrupt`)."""
     with sigterm_as_interrupt():
         return _main(argv)
 
@@ -640,7 +640,7 @@ def _main(argv):
             status = 0
         sys.stdout.flush()           # a reader that went away is seen here, not in the flush at exit
         return status
-    except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.sweep.Terminated)
+    except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.experiments.sweep.Terminated)
         word, status = interruption(exc)
         if args.command != "readout":      # readout_command names the comparison and its store itself
             print(f"freeprob: {word}" + ("; finished cells are kept and a rerun resumes"

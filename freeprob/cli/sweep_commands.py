@@ -1,7 +1,7 @@
 r"""``freeprob sweep show`` and ``freeprob sweep export``: read a sweep's result store.
 
 A sweep (``freeprob verify``, a readout comparison) keeps its results in a SQLite file,
-``results.sqlite`` in its ``--out`` directory (:mod:`freeprob.store`).  These commands
+``results.sqlite`` in its ``--out`` directory (:mod:`freeprob.experiments.store`).  These commands
 open it read-only, so they can run while the sweep is still writing:
 
 * ``freeprob sweep show DB`` prints, per sweep, a header (name, kind, code version,
@@ -10,10 +10,10 @@ open it read-only, so they can run while the sweep is still writing:
   interval (:func:`freeprob.experiments.stats.mean_interval`); ``--per-seed`` prints the
   stored rows instead, ``--format csv|json`` machine-readable versions of the same;
 * ``freeprob sweep export DB --csv FILE --parquet FILE`` writes the ``results`` table
-  (:data:`freeprob.store.RESULT_COLUMNS`, one row per cell and quantity).
+  (:data:`freeprob.experiments.store.RESULT_COLUMNS`, one row per cell and quantity).
 
 ``DB`` is the database file or the ``--out`` directory of a run
-(:func:`freeprob.store.store_path`).
+(:func:`freeprob.experiments.store.store_path`).
 
 Source: this project's design (docs/guide/sweeps.md).
 """
@@ -213,8 +213,8 @@ def aggregate_rows(rows, level=0.95) -> list[dict]:
     Parameters
     ----------
     rows : iterable of tuples
-        Rows of the ``results`` table in :data:`freeprob.store.RESULT_COLUMNS` order
-        (:meth:`freeprob.store.ResultStore.rows`).
+        Rows of the ``results`` table in :data:`freeprob.experiments.store.RESULT_COLUMNS` order
+        (:meth:`freeprob.experiments.store.ResultStore.rows`).
     level : float in ``(0, 1)``
         Confidence level of the interval (default 0.95).
 

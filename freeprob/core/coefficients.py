@@ -1,6 +1,6 @@
 r"""Coefficient rings for truncated power series.
 
-A :class:`~freeprob.series.TruncatedSeries` stores its coefficients as a list of
+A :class:`~freeprob.core.series.TruncatedSeries` stores its coefficients as a list of
 elements of one *coefficient ring*.  Five rings exist; the algorithms are written
 once against the small interface of :class:`CoefficientRing` (``convert``,
 ``to_sympy``, ``is_zero`` and the series kernels ``mul``, ``inv``, ``compose``,
@@ -100,7 +100,7 @@ class CoefficientRing:
     Subclasses define ``zero``, ``one``, :meth:`convert`, :meth:`is_zero` and
     :attr:`key`.  The series kernels below take coefficient lists ``a`` (index =
     power) and a length ``n`` and return a list of exactly ``n`` coefficients; they
-    assume the preconditions checked by :class:`~freeprob.series.TruncatedSeries`.
+    assume the preconditions checked by :class:`~freeprob.core.series.TruncatedSeries`.
     """
 
     exact = True

@@ -30,7 +30,7 @@ R-transform (Voiculescu)
     ``R_{μ⊞ν} = R_μ + R_ν``.  The series ``w R(w) = Σ_{n≥1} κ_n w^n`` is the
     *cumulant series* (``Law.cumulant_series``), never called the R-transform.
 
-Canonical variables (:mod:`freeprob.symbols`)
+Canonical variables (:mod:`freeprob.core.symbols`)
     ``z`` for G and ψ, ``w`` for R, ``u`` for χ and S, ``G`` for the unknown of
     algebraic equations, ``x`` for polynomials.
 
@@ -41,7 +41,7 @@ Marchenko–Pastur
 
 Parameters
     Exact sympy expressions; floats are converted to the exact rational they print as
-    (``0.1 → 1/10``), see :mod:`freeprob._params`.
+    (``0.1 → 1/10``), see :mod:`freeprob.core.params`.
 
 References
     [NS06]_ Lecture 11 (free cumulants), Lecture 16 (R-transform), Lecture 18

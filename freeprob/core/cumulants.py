@@ -1,6 +1,6 @@
 r"""Moments ↔ free, boolean and classical cumulants by the generating-function route.
 
-Conventions (see :mod:`freeprob.conventions`): sequences are indexed by order,
+Conventions (see :mod:`freeprob.core.conventions`): sequences are indexed by order,
 ``m = (m_0 = 1, m_1, …, m_k)`` and ``κ = (κ_0 = 0, κ_1, …, κ_k)``, with
 
 * free cumulants: ``M(z) = C(z M(z))``, where ``M(z) = Σ_{n≥0} m_n z^n`` and
@@ -11,7 +11,7 @@ Conventions (see :mod:`freeprob.conventions`): sequences are indexed by order,
 * classical cumulants: ``Σ_{n≥1} c_n z^n/n! = log Σ_{n≥0} m_n z^n/n!``.
 
 The independent, combinatorial route (sums over non-crossing, interval and all set
-partitions) is in :mod:`freeprob.partitions`; the tests check that both agree.
+partitions) is in :mod:`freeprob.core.partitions`; the tests check that both agree.
 
 Examples
 --------

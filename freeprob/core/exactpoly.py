@@ -146,7 +146,7 @@ def freeze_constants(exprs):
     """Replace the irrational constants of ``exprs`` (expressions or Polys) by variables.
 
     ``e = exp(1)`` and ``exp(r)`` (``r`` rational; sympy's ``exp`` or
-    :class:`~freeprob.symbols.ExpConstant`) become powers of one variable ``T``
+    :class:`~freeprob.core.symbols.ExpConstant`) become powers of one variable ``T``
     standing for ``exp(g)``, ``g`` the greatest common divisor of the exponents (``49/100``
     for ``exp(49/100)`` alone, ``1/4`` for ``e`` and ``exp(1/4)``): ``exp(g)`` is
     transcendental (Lindemann), so ``ℚ(T) ≅ ℚ(exp(g))`` and nothing is lost.  The

@@ -33,10 +33,10 @@ from freeprob.errors import FreeprobValueError
 __all__ = ["MAX_DPS", "MAX_ORDER", "as_exact", "check", "check_dps", "check_order", "check_unique"]
 
 #: largest order accepted by the sequence and series methods of a law (raise it if you
-#: need more).  Public name ``freeprob.law.MAX_ORDER``: reading or setting it there reads
+#: need more).  Public name ``freeprob.laws.law.MAX_ORDER``: reading or setting it there reads
 #: or sets this constant.
 MAX_ORDER = 20_000
-#: largest number of digits accepted by ``dps=`` (public name ``freeprob.law.MAX_DPS``)
+#: largest number of digits accepted by ``dps=`` (public name ``freeprob.laws.law.MAX_DPS``)
 MAX_DPS = 50_000
 
 
@@ -46,10 +46,10 @@ def check_order(k, who: str) -> int:
     Raises
     ------
     FreeprobValueError
-        ``<who>: the order must be an integer from 0 to 20000 (freeprob.law.MAX_ORDER);
+        ``<who>: the order must be an integer from 0 to 20000 (freeprob.laws.law.MAX_ORDER);
         got -1``.
     """
-    return check_int(k, who, "the order", minimum=0, maximum=MAX_ORDER, limit="freeprob.law.MAX_ORDER")
+    return check_int(k, who, "the order", minimum=0, maximum=MAX_ORDER, limit="freeprob.laws.law.MAX_ORDER")
 
 
 def check_dps(dps, who: str):
@@ -59,12 +59,12 @@ def check_dps(dps, who: str):
     ------
     FreeprobValueError
         ``<who>: dps (decimal digits; None for exact) must be an integer from 1 to 50000
-        (freeprob.law.MAX_DPS); got 0``.
+        (freeprob.laws.law.MAX_DPS); got 0``.
     """
     if dps is None:
         return None
     return check_int(dps, who, "dps (decimal digits; None for exact)", minimum=1, maximum=MAX_DPS,
-                     limit="freeprob.law.MAX_DPS")
+                     limit="freeprob.laws.law.MAX_DPS")
 
 
 def dps_or_default(dps, who: str) -> int:
@@ -204,7 +204,7 @@ def check(expr: sp.Expr, rule: str, owner: str, name: str) -> sp.Expr:
 def check_unique(items, what, key=None, same="the same value"):
     r"""Refuse a list of settings that names one value twice (one message everywhere:
     the ``--configs``, ``--schemes``, ``--objects``, ``--n``, ``--beta`` flags and
-    :class:`freeprob.verify.VerifySettings`).
+    :class:`freeprob.experiments.verify.VerifySettings`).
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ No division is ever performed, so the conversions are exact over any commutative
 
 The lattices themselves (enumeration, :func:`is_noncrossing`, :func:`kreweras_complement`
 and the block-size types summed over) live in :mod:`freeprob.core.lattices`; every public
-name of it is re-exported here, so ``from freeprob.partitions import set_partitions`` works.
+name of it is re-exported here, so ``from freeprob.core.partitions import set_partitions`` works.
 
 Conventions
 -----------

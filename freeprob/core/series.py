@@ -6,14 +6,14 @@ coefficients are known exactly (in the ring's sense) up to, not including, the
 result from the orders and valuations of its operands, so a result never claims
 more terms than its inputs determine.
 
-Coefficients live in a :mod:`~freeprob.coefficients` ring: exact rationals (FLINT
+Coefficients live in a :mod:`~freeprob.core.coefficients` ring: exact rationals (FLINT
 ``fmpq_series`` kernels), a sympy field such as ``QQ(t1, t2)`` (symbolic
 parameters), mpmath numbers at a given precision, or ``arb`` balls.  The ring is
 inferred from the coefficients when not given.
 
 Examples
 --------
->>> from freeprob.series import TruncatedSeries
+>>> from freeprob.core.series import TruncatedSeries
 >>> f = TruncatedSeries([0, 1, 1], order=6)        # x + x^2 + O(x^6)
 >>> f.reversion()                                  # Catalan numbers with signs
 x - x**2 + 2*x**3 - 5*x**4 + 14*x**5 + O(x**6)
@@ -73,7 +73,7 @@ MAX_SERIES_ORDER = 1_000_000
 def _check_order(order, who="TruncatedSeries"):
     """``order`` as an int in ``[0, MAX_SERIES_ORDER]`` (:func:`freeprob._checks.check_int`)."""
     return check_int(order, who, "order", minimum=0, maximum=MAX_SERIES_ORDER,
-                     limit="freeprob.series.MAX_SERIES_ORDER")
+                     limit="freeprob.core.series.MAX_SERIES_ORDER")
 
 
 class TruncatedSeries:

@@ -23,7 +23,7 @@ ours and every output says so):
   (docs/theory.md §9).
 * **relative moment error**: ``(m̂_k − m_k)/m_k``, ``m̂_k = mean(λ^k)``.
 
-:class:`TabulatedLaw` tabulates an exact :class:`~freeprob.law.Law` once (density on a
+:class:`TabulatedLaw` tabulates an exact :class:`~freeprob.laws.law.Law` once (density on a
 grid clustered at every support edge, cumulative integral, exact atoms) to an absolute
 cdf accuracy far below the distances being measured (checked: total mass ``= 1 ± 10⁻⁶``).
 """
@@ -120,7 +120,7 @@ def _edge_map(t):
 
 def _cut(support, cuts):
     """The support intervals ``(a, b)`` cut at the points of ``cuts`` inside
-    (:meth:`~freeprob.law.Law.cut_points`), as a list of pieces; a cut within
+    (:meth:`~freeprob.laws.law.Law.cut_points`), as a list of pieces; a cut within
     ``1e-9·(b − a)`` of an end or of the previous cut is dropped (two special points that
     nearly coincide, as just before a gap closes: float64 nodes between them would all
     round to a few values, and the neighbouring pieces cluster their nodes there anyway)."""
@@ -139,9 +139,9 @@ def _cut(support, cuts):
 class TabulatedLaw:
     r"""A law's distribution function, quantile function and density as float64 tables.
 
-    Built by :meth:`from_law` from an exact :class:`~freeprob.law.Law` with numeric
+    Built by :meth:`from_law` from an exact :class:`~freeprob.laws.law.Law` with numeric
     coefficients.  Each support interval is first cut at the law's
-    :meth:`~freeprob.law.Law.cut_points` (a closed gap, an atom inside, the dip next to a
+    :meth:`~freeprob.laws.law.Law.cut_points` (a closed gap, an atom inside, the dip next to a
     near-real branch point just after a gap closed), and on each piece ``(a, b)`` the
     density is evaluated at the midpoints of ``x(t) = a + (b − a) u(t)``, ``u(t) = t^p/(t^p + (1 − t)^p)``, ``p = 6``,
     ``t ∈ (0, 1)`` (points clustered at both edges: an edge singularity ``(x − a)^{-α}``
@@ -150,7 +150,7 @@ class TabulatedLaw:
     hard edges of products of Marchenko–Pastur laws), and integrated by the midpoint rule
     with its second-difference correction (fourth order where the integrand is smooth);
     the continuous cdf is the monotone cubic (PCHIP) through the nodes ``x(j/N)``.  Atoms are exact
-    (:meth:`~freeprob.law.Law.atoms`).
+    (:meth:`~freeprob.laws.law.Law.atoms`).
 
     Attributes
     ----------
@@ -188,7 +188,7 @@ class TabulatedLaw:
 
         Parameters
         ----------
-        law : freeprob.law.Law
+        law : freeprob.laws.law.Law
         points : int ≥ 50
             Density evaluations per piece (support interval, cut at the cut points;
             quadrupled once if the mass check fails).

@@ -245,13 +245,13 @@ def check_cells(cells, *, force=False, concurrent=1, models=2, objects=1, hint="
                 f"{label}: one initialisation would take about {human_time(seconds)} (estimated from its "
                 f"matrix products and eigvalsh at {FLOP_RATE:.0e} flop/s), and a run shows progress only per "
                 f"finished initialisation; the limit is {human_time(MAX_CELL_SECONDS)} per initialisation "
-                f"(freeprob.cost.MAX_CELL_SECONDS): {hint}, or pass --force to run it anyway")
+                f"(freeprob.experiments.cost.MAX_CELL_SECONDS): {hint}, or pass --force to run it anyway")
         if concurrent and memory and concurrent * nbytes > MEMORY_FRACTION * memory:
             raise FreeprobValueError(
                 f"{label}: one initialisation needs about {_gib(nbytes)} of memory"
                 + (f", {concurrent} running at once {_gib(concurrent * nbytes)}" if concurrent > 1 else "")
                 + f"; this machine has {_gib(memory)} and the limit is {MEMORY_FRACTION:.0%} of it "
-                f"(freeprob.cost.MEMORY_FRACTION): {hint}"
+                f"(freeprob.experiments.cost.MEMORY_FRACTION): {hint}"
                 + (" or use fewer --workers" if concurrent > 1 else "")
                 + ", or pass --force to run it anyway")
     return worst
@@ -286,7 +286,7 @@ def check_points(points, laws=1, *, force=False):
         f"--points {points}: tabulating an exact law costs about {LAW_SECONDS_PER_POINT * 1e3:.0f} ms per "
         f"density point, so {points} points need about {human_time(per_law)} per law ({laws} "
         f"law{'s' if laws != 1 else ''} here), shown as one step of the progress bar; the limit is "
-        f"{MAX_POINTS} (freeprob.cost.MAX_POINTS): "
+        f"{MAX_POINTS} (freeprob.experiments.cost.MAX_POINTS): "
         "lower --points, or pass --force to run it anyway")
 
 
@@ -320,4 +320,4 @@ def check_cell_count(count, *, force=False, hint="lower --seeds",
     raise FreeprobValueError(
         f"the sweep would have {count} cells ({product}); "
         f"planning and storing that many takes minutes before the first one runs; the limit is {MAX_CELLS} "
-        f"(freeprob.cost.MAX_CELLS): {hint}, or pass --force to run it anyway")
+        f"(freeprob.experiments.cost.MAX_CELLS): {hint}, or pass --force to run it anyway")

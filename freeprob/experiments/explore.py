@@ -58,7 +58,7 @@ def inputs_cases(names=None):
 def cell_key(base, **payload):
     r"""The store key of an explore cell: ``base`` (readable) and the SHA-1 of everything that
     changes its numbers (``payload``: sizes, β, the input case with its options, the
-    objects, seeds/ε/grid of a frontier) and of :func:`freeprob.store.code_version`, so a
+    objects, seeds/ε/grid of a frontier) and of :func:`freeprob.experiments.store.code_version`, so a
     rerun with other settings or other code computes afresh and is never mixed with stored
     cells (as ``freeprob verify``'s keys).
 

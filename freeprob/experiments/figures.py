@@ -33,10 +33,10 @@ def histogram_panel(ax, softmax, ge, law, title=""):
     r"""Draw one histogram-vs-density panel on ``ax``.
 
     ``softmax``, ``ge``: 1-d arrays of eigenvalues (pooled); ``law``: a
-    :class:`~freeprob.compare.TabulatedLaw` or ``None``.  The histogram is a density of the
+    :class:`~freeprob.experiments.compare.TabulatedLaw` or ``None``.  The histogram is a density of the
     continuous part (eigenvalues at an atom of the law left out, heights scaled to the
     continuous mass; "at an atom" means within ``1e-9·max|λ|`` of it, as in the distances:
-    :func:`freeprob.compare.snap_to_atoms`).  Raises nothing of its own (matplotlib errors
+    :func:`freeprob.experiments.compare.snap_to_atoms`).  Raises nothing of its own (matplotlib errors
     propagate).  Source: docs/theory.md §5 (what the paper's figures compare).
     """
     sm, g = np.sort(softmax), np.sort(ge)
@@ -74,9 +74,9 @@ def histogram_panel(ax, softmax, ge, law, title=""):
 
 def qq_panel(ax, softmax, ge, law, title=""):
     r"""Draw one QQ panel: sorted eigenvalues (1-d arrays ``softmax``, ``ge``) against
-    ``law.quantile((i − ½)/n)`` of a :class:`~freeprob.compare.TabulatedLaw`, with the
+    ``law.quantile((i − ½)/n)`` of a :class:`~freeprob.experiments.compare.TabulatedLaw`, with the
     diagonal; eigenvalues within ``1e-9·max|λ|`` of an atom of the law are drawn on it
-    (:func:`freeprob.compare.snap_to_atoms`).  Source: docs/theory.md §5."""
+    (:func:`freeprob.experiments.compare.snap_to_atoms`).  Source: docs/theory.md §5."""
     from freeprob.experiments.compare import snap_to_atoms
     for lam, color, name in ((softmax, "C0", "softmax"), (ge, "C1", "GE")):
         lam = np.sort(snap_to_atoms(lam, law.atom_locations))
@@ -98,11 +98,11 @@ def verify_figures(panels, obj, reports):
     ----------
     panels : list of tuple
         ``(title, [softmax spectra], [GE spectra], law or None)`` per cell, the law a
-        :class:`~freeprob.compare.TabulatedLaw`: :func:`freeprob.verify.figure_panels`
+        :class:`~freeprob.experiments.compare.TabulatedLaw`: :func:`freeprob.experiments.verify.figure_panels`
         (the first object and first β of the run, read from its store).
     obj : str
         The sampler object the spectra are of (for the titles).
-    reports : freeprob._reports.ReportDir
+    reports : freeprob.experiments.reports.ReportDir
         The report directory; each figure is recorded in its manifest, and ``figures/``
         created, right before the figure is written (no ``figures/`` without a figure).
 

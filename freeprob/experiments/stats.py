@@ -2,8 +2,7 @@ r"""Statistics over repeated measurements (one per seed/initialisation) for the
 experiments: the sample mean and its Student-t confidence interval.
 
 Moved here from the sampler's readout module (the sampler measures one draw; summarising
-draws is the experiments' business).  The old paths ``freeprob.readout_sampled.mean_interval``
-and ``freeprob.sampler.readout.mean_interval`` still work.
+draws is the experiments' business).
 """
 from __future__ import annotations
 

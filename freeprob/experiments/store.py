@@ -65,7 +65,7 @@ from freeprob.experiments.store_paths import (
     DB_NAME,  # noqa: F401 (re-exported)
     DB_SUFFIXES,
     StoreError,
-    _same_file,  # noqa: F401 (re-exported: freeprob.store keeps every name it had)
+    _same_file,  # noqa: F401 (re-exported: freeprob.experiments.store keeps every name it had)
     _shell_sql,
     check_creatable,
     disk_full_hint,
@@ -98,7 +98,7 @@ __all__ = ["DB_SUFFIXES", "STORE_FORMAT", "ResultStore", "StoreError", "code_ver
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
     r"""The exact identity of the running freeprob code, computed once per process (when
-    :mod:`freeprob.store` is imported).
+    :mod:`freeprob.experiments.store` is imported).
 
     Returns
     -------
@@ -109,7 +109,7 @@ def code_version() -> str:
         SHA-256 of every ``freeprob/**/*.py`` file (relative path and contents, in sorted
         order).  Any change to the sources changes it.  Recorded with every stored row,
         part of every sweep cell key (so results of different code never mix) and compared
-        with the Dask workers' (:class:`freeprob.sweep.Executor`).
+        with the Dask workers' (:class:`freeprob.experiments.sweep.Executor`).
 
     Raises
     ------

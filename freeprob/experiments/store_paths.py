@@ -4,7 +4,7 @@ r"""Where a result store lives and which paths must never be written over: the
 refusing an output directory that cannot be made (:func:`check_creatable`), what to do on
 a full disk (:func:`disk_full_hint`) and :class:`StoreError`.
 
-Part of :mod:`freeprob.experiments.store` (``freeprob.store``), which re-exports every
+Part of :mod:`freeprob.experiments.store` (``freeprob.experiments.store``), which re-exports every
 name here; the store itself is :class:`freeprob.experiments.store.ResultStore`.
 
 Source: this project's design (docs/guide/sweeps.md); SQLite's file naming

@@ -4,7 +4,7 @@ every row (:func:`_row`, :func:`_checksum`), the digest of what a cell stored
 (:func:`_content`) and the conversions of values to what SQLite stores (arrays as ``.npy``
 bytes, quantities as finite floats or NULL, the ``config, n, beta, seed`` columns).
 
-Part of :mod:`freeprob.experiments.store` (``freeprob.store``), which re-exports every
+Part of :mod:`freeprob.experiments.store` (``freeprob.experiments.store``), which re-exports every
 name here; see its docstring for the tables and what the checksums guarantee.
 
 Source: this project's design (docs/guide/sweeps.md); :mod:`hashlib`, :func:`numpy.save`.

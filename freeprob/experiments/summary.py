@@ -1,6 +1,6 @@
 r"""The text report of ``freeprob verify`` (:func:`format_table`): the settings, the
 distance table, the moments/top-eigenvalue table, our range of softmax–GE relative W1 next
-to the paper's, the metric definitions and notes.  :mod:`freeprob.verify` re-exports these
+to the paper's, the metric definitions and notes.  :mod:`freeprob.experiments.verify` re-exports these
 names.
 
 Source: [HK26]_ §5.1 and Table 2; docs/theory.md §5 (our metric
@@ -23,7 +23,7 @@ DEFINITIONS = (
     "relW1 = W1/mean of the reference over all n eigenvalues (top ones included); KS = sup|F_a − F_b|; "
     "vs theory: ∫|F_emp − F_law|dx / m1 and sup|F_emp − F_law| with the exact law's cdf (docs/theory.md §5). "
     "Eigenvalues within 1e-9·max|λ| of an atom of the law (two samples: of 0) count as on it (float64 "
-    "eigensolvers return structural zeros as ±~n·eps·max|λ|; freeprob.compare.snap_to_atoms). "
+    "eigensolvers return structural zeros as ±~n·eps·max|λ|; freeprob.experiments.compare.snap_to_atoms). "
     "The paper does not state its distance; these are ours. m_k err = (m̂_k − m_k)/m_k vs the exact "
     "moments; edge = top of the exact law's support (out_full: the common-row spike n γ_O + m1(1 + 1/γ_O + "
     "1/γ_V), and its bulk without the top eigenvalue is compared with the output law).")

@@ -14,7 +14,7 @@ Execution (:class:`Executor`):
   worker processes, each cell's BLAS/LAPACK limited to ``cores // k`` threads;
 * ``scheduler = "tcp://host:port"``: an existing Dask cluster, unchanged; an unreachable
   address fails within :data:`CONNECT_TIMEOUT` seconds, a cluster without workers, whose
-  workers lack freeprob or run other freeprob code (:func:`freeprob.store.code_version`,
+  workers lack freeprob or run other freeprob code (:func:`freeprob.experiments.store.code_version`,
   checked at connection and again with every result) is refused.
 
 A cluster that fails during a run (the scheduler lost, a worker that cannot run the cells,
@@ -204,7 +204,7 @@ def _run_cell(fn, kwargs, blas_threads):
 
 
 def _worker_version():
-    """The code identity of this process (:func:`freeprob.store.code_version`) and the
+    """The code identity of this process (:func:`freeprob.experiments.store.code_version`) and the
     store format: workers must match the client exactly."""
     from freeprob.experiments.store import STORE_FORMAT, code_version
     return f"{code_version()}/store{STORE_FORMAT}"
@@ -372,7 +372,7 @@ class Executor:
     SchedulerError
         Unreachable or malformed address (within :data:`CONNECT_TIMEOUT` s), no workers
         after :data:`WORKER_WAIT` s, workers without freeprob or running other freeprob
-        code (:func:`freeprob.store.code_version`), local workers that fail to start, or a
+        code (:func:`freeprob.experiments.store.code_version`), local workers that fail to start, or a
         call from a spawned worker process (a script that starts a sweep must guard it
         with ``if __name__ == "__main__":``).
     FreeprobValueError
@@ -525,7 +525,7 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     ----------
     cells : sequence of SweepCell
         Keys must be unique.
-    store : freeprob.store.ResultStore
+    store : freeprob.experiments.store.ResultStore
     sweep : str
         Sweep name (from :meth:`ResultStore.begin_sweep`).
     executor : Executor
@@ -682,7 +682,7 @@ class _WorkerWatch:
         start = (f"start workers (`dask worker {ex.scheduler}`) and rerun to resume" if ex.scheduler is not None
                  else "rerun to resume")
         raise SchedulerError(f"{what} after {stats.computed} of {total} cells (none for {WORKERS_LOST_GRACE} s, "
-                             f"freeprob.sweep.WORKERS_LOST_GRACE); the finished cells are stored in {store.path}; "
+                             f"freeprob.experiments.sweep.WORKERS_LOST_GRACE); the finished cells are stored in {store.path}; "
                              f"{start}")
 
 

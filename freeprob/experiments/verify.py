@@ -1,9 +1,9 @@
 r"""``freeprob verify``: the paper's finite-size check, redone.
 
-Softmax multi-head attention at the widths of public models (:mod:`freeprob.configs`),
+Softmax multi-head attention at the widths of public models (:mod:`freeprob.experiments.configs`),
 its Gaussian equivalent (GE) driven by the same ``Q, K, V, W_O`` (a coupled comparison),
 and our exact limiting laws (:mod:`freeprob.attention`), side by side: relative
-Wasserstein-1 and Kolmogorov–Smirnov distances (:mod:`freeprob.compare`), moment errors
+Wasserstein-1 and Kolmogorov–Smirnov distances (:mod:`freeprob.experiments.compare`), moment errors
 and the top eigenvalue against the predicted edge, as mean and 95% interval over
 independent initialisations; by default also against the finite-width law at each cell's
 own ``n`` and widths and its predicted top eigenvalue (:mod:`freeprob.attention.finite_width`,
@@ -14,10 +14,10 @@ Source: [HK26]_ §5.1 and Table 2 (softmax–GE mean relative distances
 ``n ≤ d``, fixed inputs, fan-in Gaussian weights, all ``n`` eigenvalues including the
 largest); docs/theory.md §5 (our metric definitions, since the paper's are not stated).
 
-A run is a sweep (:mod:`freeprob.sweep`) over configurations × sizes ``n`` × temperatures
+A run is a sweep (:mod:`freeprob.experiments.sweep`) over configurations × sizes ``n`` × temperatures
 ``β`` × seeds, executed in this process, on a local Dask cluster or on an existing one.
 Every cell (one initialisation of one configuration at one ``n`` and ``β``) is written
-the moment it finishes to the SQLite store (:mod:`freeprob.store`; ``--out``): its
+the moment it finishes to the SQLite store (:mod:`freeprob.experiments.store`; ``--out``): its
 spectra and one row per quantity, with the code version and the time; tabulated laws
 too.  An interrupted run resumes where it stopped: stored cells are never recomputed.
 """
@@ -46,7 +46,7 @@ from freeprob.experiments.figures import FIGURE_FILES, verify_figures
 from freeprob._files import write_output
 from freeprob.experiments.reports import ReportDir
 from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
-from freeprob.experiments.summary import DEFINITIONS, PAPER_RANGE, format_table  # noqa: F401 (freeprob.verify names)
+from freeprob.experiments.summary import DEFINITIONS, PAPER_RANGE, format_table  # noqa: F401 (freeprob.experiments.verify names)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 from freeprob.experiments.verify_top import (THEORY_EXTRAS, ConditionalTop, fw_top_prediction,
                                              realised_strengths, spread_of_mean)
@@ -85,7 +85,7 @@ class VerifySettings:
     Parameters
     ----------
     configs : sequence of str
-        Names from :data:`freeprob.configs.MODEL_CONFIGS` or custom specs
+        Names from :data:`freeprob.experiments.configs.MODEL_CONFIGS` or custom specs
         ``"name:d=..,heads=..,d_head=.."``; default the seven public configurations.
     n : int or sequence of int, optional
         Tokens for every configuration (default: nominal ``n`` capped at ``max_n``); a
@@ -93,7 +93,7 @@ class VerifySettings:
     max_n : int
         Cap on the nominal ``n`` when ``n`` is not given (default 1024).
     widths : {"scaled", "real"}
-        How a smaller ``n`` is reached (:meth:`freeprob.configs.ModelConfig.dimensions`).
+        How a smaller ``n`` is reached (:meth:`freeprob.experiments.configs.ModelConfig.dimensions`).
     beta : number or sequence of numbers
         Softmax inverse temperature (exact: ``"0.5"`` is 1/2); default 1.  A sequence (or
         a comma-separated string ``"0.5,1"``) sweeps the temperatures.
@@ -102,7 +102,7 @@ class VerifySettings:
     base_seed : int
         Seed of the sweep; initialisation ``i`` of a cell uses
         ``numpy.random.default_rng(cell_seed(base_seed, "config/dims/β/i"))``
-        (:func:`freeprob.sweep.cell_seed`), independent of scheduling.
+        (:func:`freeprob.experiments.sweep.cell_seed`), independent of scheduling.
     schemes : sequence of str, optional
         Run every configuration under these sharing schemes (``independent``, ``gqa:G``,
         ``mqa``, ``shared_keys``, ``tied``) instead of its own.
@@ -119,7 +119,7 @@ class VerifySettings:
         the laws cover i.i.d. weights of the same variance, not Haar-orthogonal ones).
     out : path
         The result store: a ``.sqlite``/``.db`` file, or a directory that holds
-        ``results.sqlite`` (:func:`freeprob.store.store_path`); the reports (table,
+        ``results.sqlite`` (:func:`freeprob.experiments.store.store_path`); the reports (table,
         CSV/JSON summaries, figures) go to :attr:`report_dir`.
     figures : bool
     points : int
@@ -143,7 +143,7 @@ class VerifySettings:
         ``"gpt2-small"``, two custom configurations with one name are one configuration,
         and ``"independent"`` and ``"gqa:2"`` are one sharing for a configuration with 2
         heads) is refused with the message of the command line's list flags
-        (:func:`freeprob._params.check_unique`), before anything is created.
+        (:func:`freeprob.core.params.check_unique`), before anything is created.
     """
 
     configs: tuple = DEFAULT_CONFIGS
@@ -229,7 +229,7 @@ class VerifySettings:
 
     @property
     def store_path(self) -> Path:
-        """The SQLite file of the run (:func:`freeprob.store.store_path` of ``out``)."""
+        """The SQLite file of the run (:func:`freeprob.experiments.store.store_path` of ``out``)."""
         return store_path(self.out)
 
     @property
@@ -306,7 +306,7 @@ def _cell_key(cell, settings, beta, seed):
     """Everything that changes a number stored under the cell: its draws (configuration,
     dimensions, β, seeds, objects, models, coupling, weights), the exact law its derived
     quantities are measured against (``points``; :func:`summarize`) and the code
-    (:func:`freeprob.store.code_version`: results of other code are never reused)."""
+    (:func:`freeprob.experiments.store.code_version`: results of other code are never reused)."""
     payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
                               beta=str(beta), seed=[settings.base_seed, seed],
                               objects=list(settings.objects), models=list(_models(settings.refinements)),
@@ -400,7 +400,7 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
         As :func:`plan_cells`.
 
     Source: paper §5.1 / §D.1 (the protocol; one initialisation per cell), this project's
-    sweep design (:mod:`freeprob.sweep`).
+    sweep design (:mod:`freeprob.experiments.sweep`).
     """
     out, seen = [], set()
     cells = plan_cells(settings) if cells is None else cells
@@ -436,7 +436,7 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
 
 def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=None, scheduler=None) -> None:
     r"""Refuse, before anything is computed, a run that would sit without progress for
-    long or not fit in memory (:mod:`freeprob.cost`).
+    long or not fit in memory (:mod:`freeprob.experiments.cost`).
 
     Parameters
     ----------
@@ -447,7 +447,7 @@ def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=Non
         Skip the checks (``--force``).
     workers : int, optional
         Local worker processes (cells running at once; default as
-        :class:`freeprob.sweep.Executor`).
+        :class:`freeprob.experiments.sweep.Executor`).
     scheduler : str, optional
         A remote cluster: no memory check (its machines are not this one).
 
@@ -458,12 +458,12 @@ def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=Non
     Raises
     ------
     FreeprobValueError
-        More than :data:`freeprob.cost.MAX_CELLS` cells, more than
-        :data:`freeprob.cost.MAX_POINTS` density points, or one cell estimated above
-        :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory; the message gives the estimate
+        More than :data:`freeprob.experiments.cost.MAX_CELLS` cells, more than
+        :data:`freeprob.experiments.cost.MAX_POINTS` density points, or one cell estimated above
+        :data:`freeprob.experiments.cost.MAX_CELL_SECONDS` or the memory; the message gives the estimate
         and says that ``--force`` runs it anyway.
 
-    Source: :mod:`freeprob.cost` (measured costs).
+    Source: :mod:`freeprob.experiments.cost` (measured costs).
     """
     from freeprob.experiments import cost
 
@@ -496,11 +496,11 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         ``report_dir/table.txt`` and into the store).
     workers : int ≥ 1, optional
         Local Dask worker processes (default: the cores, at most 8; ``1``: in this
-        process).  See :class:`freeprob.sweep.Executor`.
+        process).  See :class:`freeprob.experiments.sweep.Executor`.
     scheduler : str, optional
         Address of an existing Dask scheduler; the same sweep runs there unchanged.
     force : bool
-        Run sizes above the cost limits of :mod:`freeprob.cost`, and overwrite report files
+        Run sizes above the cost limits of :mod:`freeprob.experiments.cost`, and overwrite report files
         in :attr:`VerifySettings.report_dir` that freeprob did not write (``--force``).
 
     Returns
@@ -518,13 +518,13 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
         slow or too large for the memory, too many density points or cells:
         :func:`check_cost`); raised before any sampling.  Also before anything is created:
         report files that exist in the report directory but were not written by freeprob
-        (not in its manifest, :mod:`freeprob._reports`; unless ``force``), and a report
+        (not in its manifest, :mod:`freeprob.experiments.reports`; unless ``force``), and a report
         directory that holds the reports or the store of another result store.
-    freeprob.store.StoreError
+    freeprob.experiments.store.StoreError
         The store at ``out`` is not a freeprob store or was written in another store
         format (never mixed), a report path that is the store, or a store that cannot be
         written or read (disk full, a damaged file).
-    freeprob.sweep.SchedulerError
+    freeprob.experiments.sweep.SchedulerError
         Unreachable scheduler, no workers, workers without freeprob or with other freeprob
         code, or a cluster lost during the run (the finished cells are stored).
 
@@ -536,7 +536,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     every report file present describes the latest run that finished, and an interrupted
     run leaves none (the store keeps its finished cells; a rerun reuses them and writes the
     reports).  Cells are keyed by the code identity
-    (:func:`freeprob.store.code_version`): after the code changed, a rerun computes
+    (:func:`freeprob.experiments.store.code_version`): after the code changed, a rerun computes
     everything afresh as a new sweep in the same store; the cells of the old code stay
     there under their own sweep and are never mixed in (a note on stderr says so).
     """
@@ -599,7 +599,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     return result
 
 
-#: the report files of a run (besides :data:`freeprob.figures.FIGURE_FILES`)
+#: the report files of a run (besides :data:`freeprob.experiments.figures.FIGURE_FILES`)
 _REPORT_FILES = ("table.txt", "summary.csv", "summary.json", "per_seed.csv")
 
 
@@ -649,7 +649,7 @@ def summarize(cells, settings, theory, store, sweep):
     settings : VerifySettings
     theory : dict
         Theory key → tabulated law dict (or ``{"error": text}``).
-    store : freeprob.store.ResultStore
+    store : freeprob.experiments.store.ResultStore
     sweep : str
 
     Returns
@@ -727,7 +727,7 @@ def summarize(cells, settings, theory, store, sweep):
 
 
 def _tabulated(tdata):
-    """The :class:`~freeprob.compare.TabulatedLaw` of a stored theory entry, or ``None``
+    """The :class:`~freeprob.experiments.compare.TabulatedLaw` of a stored theory entry, or ``None``
     (no entry, or ``{"error": text}``); the ``outlier`` of ``out_full`` and the
     ``predicted_top`` and ``predicted_top_spread`` of a finite-width law are left out."""
     if not tdata or "error" in tdata:
@@ -736,7 +736,7 @@ def _tabulated(tdata):
 
 
 def figure_panels(cells, settings, theory, store):
-    r"""The panels of the figures of a run (:func:`freeprob.figures.verify_figures`): for
+    r"""The panels of the figures of a run (:func:`freeprob.experiments.figures.verify_figures`): for
     the first object and the first β, one ``(title, [softmax spectra], [GE spectra], law
     or None)`` per cell with stored spectra, read from ``store``.
 
@@ -747,7 +747,7 @@ def figure_panels(cells, settings, theory, store):
     settings : VerifySettings
     theory : dict
         Theory key → tabulated law dict (or ``{"error": text}``).
-    store : freeprob.store.ResultStore
+    store : freeprob.experiments.store.ResultStore
 
     Returns
     -------
@@ -775,7 +775,7 @@ def figure_panels(cells, settings, theory, store):
 
 def _write_outputs(reports, result, per_seed):
     """Write ``summary.json``, ``summary.csv`` and ``per_seed.csv`` through ``reports``
-    (a :class:`freeprob._reports.ReportDir`)."""
+    (a :class:`freeprob.experiments.reports.ReportDir`)."""
     _atomic_write(reports.target("summary.json"), json.dumps(result, indent=1, default=str))
     names = sorted({k for row in result["rows"] for k in row["metrics"]})
     lines = []

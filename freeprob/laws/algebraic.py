@@ -29,7 +29,7 @@ The conversions between the G-, R- and S-polynomials use ``z = R(G) + 1/G`` and
 The result is made irreducible by one function for every law (:func:`_irreducible_equation`,
 through :func:`cauchy_equation`), and every operation starts from the irreducible equations
 of its operands: the eliminant is factored (FLINT, parameters and constants such as ``e``
-and ``√2`` as variables: :mod:`freeprob._exactpoly`) and the unique irreducible factor that
+and ``√2`` as variables: :mod:`freeprob.core.exactpoly`) and the unique irreducible factor that
 the Cauchy series ``Σ m_n z^{−n−1}`` satisfies is kept (checked exactly on enough terms to
 exclude every other factor), irreducible over the algebraic extension of the constants.
 
@@ -115,7 +115,7 @@ def _eliminate(first, steps, gens):
     each ``(q, v)`` in ``steps``; the result is a ``Poly`` in ``gens``.
 
     Uses FLINT's multivariate resultants over ℤ, parameters and constants (``e``, ``√2``:
-    :func:`freeprob._exactpoly.freeze_constants`) as extra variables, after each step
+    :func:`freeprob.core.exactpoly.freeze_constants`) as extra variables, after each step
     keeping the square-free product of the factors that involve ``gens[0]``; sympy's
     resultants only for coefficients FLINT cannot hold (``log(8)``, ``sqrt(t)``).
 
@@ -293,7 +293,7 @@ def _(law: CompoundFreePoisson):
 
 def _operand_equation(law) -> sp.Poly:
     """The equation an operation starts from for its operand ``law``: the irreducible one
-    (:meth:`~freeprob.law.Law.cauchy_equation`, cached on the law), so that no operation
+    (:meth:`~freeprob.laws.law.Law.cauchy_equation`, cached on the law), so that no operation
     carries squared or spurious factors of its operands into its eliminant."""
     return law.cauchy_equation()
 
@@ -434,7 +434,7 @@ def _series_residual_is_zero(F, law, order):
 def cauchy_equation(law: Law) -> sp.Poly:
     r"""The irreducible algebraic Cauchy equation ``P(G, z)`` of ``law``.
 
-    ``P`` is a sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or
+    ``P`` is a sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.core.symbols`) with exact or
     symbolic coefficients, square-free and irreducible over its coefficient field (the
     rationals or rational functions of the parameters, extended by the constants: ``e``,
     and algebraic numbers such as ``√2``), with ``P(G(z), z) = 0`` for
@@ -457,7 +457,7 @@ def cauchy_equation(law: Law) -> sp.Poly:
     proof of irreducibility over their extension (Trager's norm, [TRA76]_) or a
     factorization there.
     Elimination and factoring run in FLINT's multivariate integer polynomials, parameters
-    and constants as extra variables (:mod:`freeprob._exactpoly`).
+    and constants as extra variables (:mod:`freeprob.core.exactpoly`).
     """
     return _normalize(_irreducible_equation(raw_cauchy_equation(law), law))
 

@@ -3,7 +3,7 @@ and compound free Poisson laws.
 
 Each family is a frozen dataclass of exact sympy parameters with one formula
 (free cumulants or moments) and its closed-form transforms; see
-:mod:`freeprob.law` for what the base class derives from it.
+:mod:`freeprob.laws.law` for what the base class derives from it.
 
 References: [NS06]_, [MS17]_ (:mod:`freeprob.references`).
 """

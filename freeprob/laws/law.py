@@ -7,19 +7,19 @@ of two small formulas, and the base class derives everything else:
 * ``_cumulant_formula(ring, k)`` → free cumulants ``[κ_0 = 0, κ_1, …, κ_k]``, or
 * ``_moment_formula(ring, k)`` → moments ``[m_0 = 1, m_1, …, m_k]``,
 
-as lists of elements of a :mod:`~freeprob.coefficients` ring (the same code runs
+as lists of elements of a :mod:`~freeprob.core.coefficients` ring (the same code runs
 over exact rationals, a sympy field of symbolic parameters, or ``arb`` balls).  The
-conversion between the two is :mod:`freeprob.cumulants` (series reversion).  The
+conversion between the two is :mod:`freeprob.core.cumulants` (series reversion).  The
 method-dispatch pattern is that of scipy's new random-variable infrastructure.
 
 How to add a family
 -------------------
 Write a frozen dataclass subclass of :class:`Law` with its parameters as fields, a
-``__post_init__`` that converts them with :func:`freeprob._params.as_exact` and
-checks their domains with :func:`freeprob._params.check`, a ``_parameters()``
+``__post_init__`` that converts them with :func:`freeprob.core.params.as_exact` and
+checks their domains with :func:`freeprob.core.params.check`, a ``_parameters()``
 returning the tuple of sympy parameters (recursively, for laws built from laws), and
 one of the two formulas.  Optional closed forms: ``_r_closed()``, ``_s_closed()``,
-``_cauchy_closed()`` (sympy expressions in :mod:`freeprob.symbols`), returning
+``_cauchy_closed()`` (sympy expressions in :mod:`freeprob.core.symbols`), returning
 ``None`` when unknown.
 
 Precision
@@ -94,7 +94,7 @@ MAX_PREC_BITS = 1 << 18
 
 
 # ``check_order``, ``check_dps`` and the limits ``MAX_ORDER``, ``MAX_DPS`` live in
-# :mod:`freeprob.core.params` (one home); ``freeprob.law.MAX_ORDER`` and ``MAX_DPS`` stay the
+# :mod:`freeprob.core.params` (one home); ``freeprob.laws.law.MAX_ORDER`` and ``MAX_DPS`` stay the
 # public names: reading or setting them here reads or sets the constants there.
 def _limit(name):
     return property(lambda module: getattr(_params, name),
@@ -169,10 +169,10 @@ class Law:
     ``subs(mapping)``             the same law with parameters substituted
     ============================  ===============================================
 
-    Conventions: :mod:`freeprob.conventions`.  Laws are compared and hashed by value.
-    ``law + a`` is :func:`~freeprob.operations.shift` and ``c * law`` is
-    :func:`~freeprob.operations.dilate`; there is deliberately no ``law + law``
-    (use :func:`~freeprob.operations.free_add`).
+    Conventions: :mod:`freeprob.core.conventions`.  Laws are compared and hashed by value.
+    ``law + a`` is :func:`~freeprob.laws.operations.shift` and ``c * law`` is
+    :func:`~freeprob.laws.operations.dilate`; there is deliberately no ``law + law``
+    (use :func:`~freeprob.laws.operations.free_add`).
     """
 
     symbol = None  # short name used in docs
@@ -512,9 +512,9 @@ class Law:
     def cauchy_equation(self):
         r"""The irreducible algebraic Cauchy equation ``P(G, z)`` with ``P(G(z), z) = 0``.
 
-        A sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.symbols`) with exact or symbolic
+        A sympy ``Poly`` in ``(G, z)`` (:mod:`freeprob.core.symbols`) with exact or symbolic
         coefficients, derived by the polynomial method ([RE08]; see
-        :mod:`freeprob.algebraic`).
+        :mod:`freeprob.laws.algebraic`).
 
         Raises
         ------
@@ -712,7 +712,7 @@ class Law:
 
     # -- closed forms -----------------------------------------------------------------
     def r_transform(self):
-        r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.symbols.w`).
+        r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.core.symbols.w`).
 
         Raises
         ------
@@ -725,7 +725,7 @@ class Law:
         return r
 
     def s_transform(self):
-        r"""Closed-form S-transform ``S(u)`` (sympy, in :data:`freeprob.symbols.u`).
+        r"""Closed-form S-transform ``S(u)`` (sympy, in :data:`freeprob.core.symbols.u`).
 
         Raises
         ------

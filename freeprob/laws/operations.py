@@ -1,7 +1,7 @@
 r"""Operations on laws: free additive and multiplicative convolution, free powers,
 polynomial pushforwards, shifts, dilations, mixtures and the rectangular companion.
 
-Each operation returns a new immutable :class:`~freeprob.law.Law` whose formula is
+Each operation returns a new immutable :class:`~freeprob.laws.law.Law` whose formula is
 written against the ring-level sequences of its arguments, so exactness,
 symbolic parameters and ball arithmetic carry through any composition.
 
@@ -426,7 +426,7 @@ class Pushforward(Law):
 
     @property
     def polynomial(self):
-        """The polynomial ``p`` as a sympy expression in :data:`freeprob.symbols.x`."""
+        """The polynomial ``p`` as a sympy expression in :data:`freeprob.core.symbols.x`."""
         return sp.Add(*[c * x**i for i, c in enumerate(self.coefficients)])
 
     def _parameters(self):
@@ -470,7 +470,7 @@ def pushforward(law, polynomial, var=None) -> Law:
     law : Law
     polynomial : sympy expression, sympy ``Poly`` or sequence
         A real polynomial: an expression in ``var`` (default
-        :data:`freeprob.symbols.x`), a ``Poly`` in one generator, or the ascending
+        :data:`freeprob.core.symbols.x`), a ``Poly`` in one generator, or the ascending
         coefficients ``(c_0, c_1, …, c_d)``.  Coefficients may be symbolic.
     var : sympy.Symbol, optional
         The variable of an expression ``polynomial``.

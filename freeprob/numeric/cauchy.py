@@ -1,9 +1,9 @@
 r"""Arbitrary-precision evaluation of an algebraic Cauchy transform, on the right branch.
 
 :class:`AlgebraicCauchy` takes an exact polynomial ``P(G, z)`` (a sympy ``Poly`` in
-the generators ``(G, z)`` of :mod:`freeprob.symbols`, real exact coefficients) such
+the generators ``(G, z)`` of :mod:`freeprob.core.symbols`, real exact coefficients) such
 that the Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` of a probability law ``μ``
-satisfies ``P(G(z), z) = 0`` (conventions: :mod:`freeprob.conventions`), and
+satisfies ``P(G(z), z) = 0`` (conventions: :mod:`freeprob.core.conventions`), and
 evaluates ``G``, the density ``−Im G(x + i0)/π``, the support, the atoms, the
 distribution function and the quantiles at any number of digits.
 
@@ -120,7 +120,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
     Parameters
     ----------
     poly : sympy.Poly
-        In the generators ``(G, z)`` of :mod:`freeprob.symbols` (in this order or the
+        In the generators ``(G, z)`` of :mod:`freeprob.core.symbols` (in this order or the
         reverse), with exact real coefficients (rationals or exact constants such as
         ``sqrt(2)`` or ``E``) and degree ``>= 1`` in ``G``.  Reducible polynomials and
         spurious factors are allowed: the factor with a branch ``G ~ 1/z`` is used.
@@ -152,7 +152,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
     Examples
     --------
     >>> import mpmath, sympy as sp
-    >>> from freeprob.symbols import G, z
+    >>> from freeprob.core.symbols import G, z
     >>> semicircle = AlgebraicCauchy(sp.Poly(G**2 - z*G + 1, G, z))
     >>> semicircle.support()
     ((-2, 2),)
@@ -168,11 +168,11 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         if not isinstance(poly, sp.Poly):
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a sympy Poly in the generators (G, z) of "
-                f"freeprob.symbols; got {type(poly).__name__} {poly!r}")
+                f"freeprob.core.symbols; got {type(poly).__name__} {poly!r}")
         if set(poly.gens) != {_G, _z} or len(poly.gens) != 2:
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a Poly in exactly the generators (G, z) of "
-                f"freeprob.symbols; got generators {poly.gens}")
+                f"freeprob.core.symbols; got generators {poly.gens}")
         if poly.gens != (_G, _z):
             poly = poly.reorder(_G, _z)
         for c in poly.coeffs():
@@ -411,7 +411,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         Parameters
         ----------
         x : real number
-            Floats are read as the rational they print as (:mod:`freeprob._params`),
+            Floats are read as the rational they print as (:mod:`freeprob.core.params`),
             mpmath numbers by their exact value.
         dps : int >= 1, keyword-only
 

@@ -51,7 +51,7 @@ class _ExactData:
         """For coefficients that sympy holds only in ``EX`` (algebraic numbers with e, e.g.
         both √2 and e in the coefficients): the square-free norm of the
         discriminant (times the leading coefficient if ``leading``) over ℤ[e], computed in
-        FLINT (:func:`freeprob._exactpoly.norm_special_polynomials`); its roots contain the
+        FLINT (:func:`freeprob.core.exactpoly.norm_special_polynomials`); its roots contain the
         special points (and the conjugate equations' ones).  ``None`` for other domains
         (ℚ, ℤ[e] and algebraic fields ℚ(√2) have fast exact paths): sympy's discriminant
         over ``EX`` took minutes."""

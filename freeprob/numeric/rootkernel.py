@@ -88,7 +88,7 @@ class _Pt:
 
 def _real_point(x, who, name="x"):
     """``x`` as an exact real :class:`_Pt` (floats as the rational they print as, as in
-    :mod:`freeprob._params`; mpmath numbers by their exact binary value); a point beyond
+    :mod:`freeprob.core.params`; mpmath numbers by their exact binary value); a point beyond
     the double-precision range (which the root isolation works in) is refused."""
     try:
         pt = _exact_point(x, who, name)

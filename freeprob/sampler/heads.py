@@ -140,7 +140,7 @@ def noise_factor(vc):
 
 def ge_noise(shape, rng, children=None):
     r"""``shape = (c, n, r)`` iid standard normals: ``rng.standard_normal(shape)``, or, with
-    ``children`` (two Generators, :func:`freeprob._sampler_model._child_generators`),
+    ``children`` (two Generators, :func:`freeprob.sampler.model._child_generators`),
     rows ``0 … ⌈n/2⌉ − 1`` of each head from child 0 and the other rows from child 1, in
     head order and in two threads.  Either way a split into head blocks does not change
     the numbers.

@@ -1,6 +1,6 @@
 r"""Finite-n readout measurements on sampled features (numpy float64; sampler layer).
 
-The measured counterparts of :mod:`freeprob.readout` on a feature matrix ``F``
+The measured counterparts of :mod:`freeprob.attention.readout` on a feature matrix ``F``
 (``n × d_O``, e.g. the ``out`` or ``out_full`` factor of :func:`freeprob.sampler.sample_objects`
 divided by ``√m1``), docs/theory.md §4:
 

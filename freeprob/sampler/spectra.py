@@ -57,7 +57,7 @@ Spectra are computed on the smaller side of ``F`` and padded with zeros; heads a
 processed in batched blocks so that no more than about ``2**24`` attention entries are
 held at once.
 
-Fast routes (``freeprob._sampler_heads``).  When no requested object needs ``M_i``
+Fast routes (``freeprob.sampler.heads``).  When no requested object needs ``M_i``
 itself (objects ``⊆ {head_out, stack, out, out_full}``), softmax and GE head outputs
 are computed without the ``n × n`` centred matrices:
 
@@ -250,7 +250,7 @@ _H_OBJECTS = frozenset({"head_out", "stack", "out", "out_full"})
 
 
 def _fast_route(model, objects):
-    """True if the head outputs can skip ``M_i`` (see :mod:`freeprob._sampler_heads`)."""
+    """True if the head outputs can skip ``M_i`` (see :mod:`freeprob.sampler.heads`)."""
     return model != "ge2" and not (set(objects) & _M_OBJECTS)
 
 
@@ -290,7 +290,7 @@ def _head_output_stack(weights, beta, model, key_norm_term, rng, noise_std):
 def _build(weights, beta, model, key_norm_term, rng, objects, noise_std, concat_as_gram, fast=True):
     """Accumulate the requested objects head block by head block.
 
-    ``fast`` (default) takes the routes of :mod:`freeprob._sampler_heads` when no object
+    ``fast`` (default) takes the routes of :mod:`freeprob.sampler.heads` when no object
     needs ``M_i``: identical up to rounding for softmax, exact in law for GE.
     """
     dm = weights.dims

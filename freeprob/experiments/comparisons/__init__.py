@@ -12,9 +12,9 @@ key                       comparison                                          mo
 ========================  ==================================================  ============
 
 Each module has ``run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison``
-(:class:`freeprob.comparisons._common.Comparison`: ``.table()``, ``.to_dict()``,
+(:class:`freeprob.experiments.comparisons._common.Comparison`: ``.table()``, ``.to_dict()``,
 ``.save_figure(path)``, ``.write(dir)``) and ``plan(*, quick, n, seeds)``, its validated
-settings and measured cells (:class:`freeprob.comparisons._common.Plan`), which
+settings and measured cells (:class:`freeprob.experiments.comparisons._common.Plan`), which
 :func:`check_comparison` checks against the cost limits before a run creates anything;
 ``freeprob readout KEY`` runs it from the shell.
 :func:`run_comparison` with a ``store`` runs the measured initialisations as sweep cells
@@ -52,7 +52,7 @@ COMPARISONS = {
 def sweep_name(key, settings) -> str:
     """``readout-KEY-HASH``: the store's sweep name of comparison ``key`` run with
     ``settings`` (``quick``, ``n``, ``seeds``) by this code (HASH = 8 hex digits of the
-    SHA-1 of the settings and :func:`freeprob.store.code_version`: a run of other code is
+    SHA-1 of the settings and :func:`freeprob.experiments.store.code_version`: a run of other code is
     another sweep, never mixed with this one)."""
     from freeprob.experiments.store import code_version
     plain = {k: settings.get(k) for k in SETTINGS}
@@ -82,7 +82,7 @@ def check_comparison(key, *, quick=False, n=None, seeds=None, workers=1, schedul
     scheduler : str, optional
         A remote cluster: no memory check.
     force : bool
-        Lift the cost limits (``--force``; also inside :func:`freeprob.cost.allow_large`).
+        Lift the cost limits (``--force``; also inside :func:`freeprob.experiments.cost.allow_large`).
 
     Returns
     -------
@@ -93,12 +93,12 @@ def check_comparison(key, *, quick=False, n=None, seeds=None, workers=1, schedul
     ------
     FreeprobValueError
         Unknown key; ``n`` or ``seeds`` the comparison does not allow (the message says
-        what it allows); more than :data:`freeprob.cost.MAX_CELLS` measured cells, or one
-        cell estimated above :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory (the
+        what it allows); more than :data:`freeprob.experiments.cost.MAX_CELLS` measured cells, or one
+        cell estimated above :data:`freeprob.experiments.cost.MAX_CELL_SECONDS` or the memory (the
         message says what to lower and that ``--force`` runs it anyway).
 
     Source: this project's design (a refused run creates nothing; docs/guide/sweeps.md);
-    :mod:`freeprob.cost`.
+    :mod:`freeprob.experiments.cost`.
     """
     from freeprob.experiments.cost import allow_large
     plan = _module(key).plan(quick=quick, n=n, seeds=seeds)
@@ -117,14 +117,14 @@ def run_comparison(key, *, workers=None, scheduler=None, store=None, executor=No
         Local Dask worker processes for the measured parts (default 1: this process).
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:port``) instead.
-    store : freeprob.store.ResultStore or path, optional
+    store : freeprob.experiments.store.ResultStore or path, optional
         Result store (a ``.sqlite`` file or a directory holding ``results.sqlite``).  With a
         store, every measured initialisation is a sweep cell (sweep
         :func:`sweep_name`, kind ``"readout"``) written the moment it finishes; cells already
         stored are read back, not recomputed, so an interrupted run resumes.  The final
         table is stored as the sweep's report.  ``workers``/``scheduler`` without a store
         use a temporary one (deleted afterwards).
-    executor : freeprob.sweep.Executor, optional
+    executor : freeprob.experiments.sweep.Executor, optional
         An open executor to use (and leave open) instead of ``workers``/``scheduler``.
     **kwargs
         Keyword arguments of the module's ``run`` (``quick``, ``n``, ``seeds``, ``progress``).
@@ -140,13 +140,13 @@ def run_comparison(key, *, workers=None, scheduler=None, store=None, executor=No
     FreeprobValueError
         Unknown key (the message lists the known ones), bad settings of the comparison,
         both ``workers`` and ``scheduler`` (or ``executor`` with either), a failed cell.
-    freeprob.store.StoreError
+    freeprob.experiments.store.StoreError
         Not a freeprob store, another store format, or not writable.
-    freeprob.sweep.SchedulerError
-        Unreachable scheduler (within :data:`freeprob.sweep.CONNECT_TIMEOUT` s), no workers,
+    freeprob.experiments.sweep.SchedulerError
+        Unreachable scheduler (within :data:`freeprob.experiments.sweep.CONNECT_TIMEOUT` s), no workers,
         other freeprob version on the workers, local workers that cannot start.
 
-    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.experiments.sweep.run_cells`.
     """
     mod = _module(key)
     if workers is not None and scheduler is not None:

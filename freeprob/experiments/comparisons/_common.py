@@ -18,8 +18,8 @@ normalisation, teacher ``w* ~ N(0, I_{d_O})`` and label noise ``σ``; input widt
 
 Measured (sampled) parts go through :func:`measure`: without a session it simply calls the
 per-initialisation function; inside :func:`sweep_session` every call is a cell of a sweep
-(:func:`freeprob.sweep.run_cells`), run in this process, on a Dask ``LocalCluster`` or an
-existing cluster and stored in a :class:`freeprob.store.ResultStore` the moment it finishes,
+(:func:`freeprob.experiments.sweep.run_cells`), run in this process, on a Dask ``LocalCluster`` or an
+existing cluster and stored in a :class:`freeprob.experiments.store.ResultStore` the moment it finishes,
 so that an interrupted comparison resumes without recomputing finished initialisations.
 """
 from __future__ import annotations
@@ -135,7 +135,7 @@ def sampled_features(dims: Dimensions, beta, seed, *, model="softmax", m1=None):
 
 def predicted_ridge_error(dims: Dimensions, beta, penalty=RIDGE_PENALTY, noise=RIDGE_NOISE, *,
                           dps=DPS, finite_width=False):
-    r"""Limit of ``E|ŵ − w*|²/d_O`` (:func:`freeprob.readout.ridge_error`) for the features of
+    r"""Limit of ``E|ŵ − w*|²/d_O`` (:func:`freeprob.attention.readout.ridge_error`) for the features of
     ``dims`` at ``β`` (float); ``finite_width=True``: the same from the finite-width law
     (:func:`feature_law`).  Raises ``FreeprobValueError`` as :func:`feature_law`.
     Source: docs/theory.md §4, §7."""
@@ -202,10 +202,10 @@ class SweepSession:
 
     Attributes
     ----------
-    store : freeprob.store.ResultStore
-    executor : freeprob.sweep.Executor
+    store : freeprob.experiments.store.ResultStore
+    executor : freeprob.experiments.sweep.Executor
     sweep : str
-        Sweep name (already recorded with :meth:`~freeprob.store.ResultStore.begin_sweep`).
+        Sweep name (already recorded with :meth:`~freeprob.experiments.store.ResultStore.begin_sweep`).
     progress : bool
         Default of :func:`measure`'s progress bar.
     computed, resumed : int
@@ -241,17 +241,17 @@ def sweep_session(store, executor, sweep_name, *, progress=False, kind=None, set
 
     Parameters
     ----------
-    store : freeprob.store.ResultStore
+    store : freeprob.experiments.store.ResultStore
         Open, writable store; ``sweep_name`` must already be recorded in it
-        (:meth:`~freeprob.store.ResultStore.begin_sweep`) unless ``kind`` is given.
-    executor : freeprob.sweep.Executor
+        (:meth:`~freeprob.experiments.store.ResultStore.begin_sweep`) unless ``kind`` is given.
+    executor : freeprob.experiments.sweep.Executor
         Where the cells run (this process, a ``LocalCluster`` or an existing cluster).
     sweep_name : str
     progress : bool
         Show a tqdm bar (stderr) per :func:`measure` call.
     kind, settings : str and dict, optional
         With ``kind``: the sweep is recorded (``begin_sweep(sweep_name, kind, settings)``)
-        at the first :func:`measure` call; a :class:`freeprob.store.StoreError` is raised
+        at the first :func:`measure` call; a :class:`freeprob.experiments.store.StoreError` is raised
         there if the store holds that sweep name with other settings.
 
     Yields
@@ -264,7 +264,7 @@ def sweep_session(store, executor, sweep_name, *, progress=False, kind=None, set
     FreeprobValueError
         ``sweep_name`` empty or not a string.
 
-    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.experiments.sweep.run_cells`.
     """
     if not isinstance(sweep_name, str) or not sweep_name:
         raise FreeprobValueError(f"sweep_session: sweep_name must be a non-empty string; got {sweep_name!r}")
@@ -361,10 +361,10 @@ PROGRESS_AFTER = 60
 
 
 def check_measurements(groups, *, workers=1, scheduler=None):
-    r"""Refuse measurements above the limits of :mod:`freeprob.cost` before anything runs:
-    more than :data:`freeprob.cost.MAX_CELLS` cells, or one cell estimated above
-    :data:`freeprob.cost.MAX_CELL_SECONDS` or the memory (``--force`` lifts the limits:
-    :func:`freeprob.cost.allow_large`).
+    r"""Refuse measurements above the limits of :mod:`freeprob.experiments.cost` before anything runs:
+    more than :data:`freeprob.experiments.cost.MAX_CELLS` cells, or one cell estimated above
+    :data:`freeprob.experiments.cost.MAX_CELL_SECONDS` or the memory (``--force`` lifts the limits:
+    :func:`freeprob.experiments.cost.allow_large`).
 
     Parameters
     ----------
@@ -387,7 +387,7 @@ def check_measurements(groups, *, workers=1, scheduler=None):
         Too many cells (the message gives the count), or a cell too slow or too large for
         the memory (the estimate); each says what to lower and that ``--force`` runs it.
 
-    Source: :mod:`freeprob.cost` (measured costs; the limits of ``freeprob verify``).
+    Source: :mod:`freeprob.experiments.cost` (measured costs; the limits of ``freeprob verify``).
     """
     from freeprob.experiments import cost
 
@@ -415,7 +415,7 @@ def _check_cost(label, calls, session):
 @dataclass(frozen=True)
 class Plan:
     r"""What a comparison will measure, from its validated settings (each module's
-    ``plan``): checked before a run creates anything (:func:`freeprob.comparisons.
+    ``plan``): checked before a run creates anything (:func:`freeprob.experiments.comparisons.
     check_comparison`).
 
     Attributes
@@ -468,24 +468,24 @@ def measure(fn, calls, *, label, progress=None):
         ``fn`` raised in a cell (after the other cells were run and stored; a rerun
         retries the failed ones), returned something other than a dict, or two calls
         are identical.  Without a session, whatever ``fn`` raises.  Before anything runs:
-        cells above the limits of :mod:`freeprob.cost` (too slow, too large for the memory,
-        too many), unless inside :func:`freeprob.cost.allow_large` (``--force``).
+        cells above the limits of :mod:`freeprob.experiments.cost` (too slow, too large for the memory,
+        too many), unless inside :func:`freeprob.experiments.cost.allow_large` (``--force``).
 
     Notes
     -----
     The cell key is ``label/fn name/sha1`` of the JSON of the keyword arguments (``dims``
     as a dict), the function's qualified name, :data:`MEASURE_FORMAT` and the code
-    identity (:func:`freeprob.store.code_version`): it does not depend on scheduling, the
+    identity (:func:`freeprob.experiments.store.code_version`): it does not depend on scheduling, the
     same measurement is never computed twice in one store, and results of other code are
     never reused.
     Cell parameters: ``config = label``, ``n = dims.n``, ``beta = str(beta)``, ``seed``
     and the other arguments.
 
-    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.sweep.run_cells`.
+    Source: this project's design (docs/guide/sweeps.md); :func:`freeprob.experiments.sweep.run_cells`.
     """
     calls = list(calls)
     session = _SESSION.get()
-    worst = _check_cost(label, calls, session)        # refused before anything runs (freeprob.cost)
+    worst = _check_cost(label, calls, session)        # refused before anything runs (freeprob.experiments.cost)
     if session is None:
         return [fn(**kw) for kw in calls]
     from freeprob.experiments.sweep import SweepCell, run_cells
@@ -494,7 +494,7 @@ def measure(fn, calls, *, label, progress=None):
     keys = [_measure_key(label, fn, kw) for kw in calls]
     cells = [SweepCell(key=k, params=_measure_params(label, kw), fn=_measure_cell,
                        kwargs=dict(fn=fn, call=kw)) for k, kw in zip(keys, calls)]
-    # a long batch always shows progress (estimated from freeprob.cost.cell_cost)
+    # a long batch always shows progress (estimated from freeprob.experiments.cost.cell_cost)
     show = (session.progress or worst * len(calls) > PROGRESS_AFTER) if progress is None else bool(progress)
     stats = run_cells(cells, session.store, session.sweep, session.executor, progress=show, desc=label)
     session.computed += stats.computed
@@ -554,7 +554,7 @@ class Comparison:
     plot : callable, optional
         ``plot(comparison, fig)`` draws the figure on a matplotlib Figure.
     sweep : dict, optional
-        Set by :func:`freeprob.comparisons.run_comparison` with a store: ``name``,
+        Set by :func:`freeprob.experiments.comparisons.run_comparison` with a store: ``name``,
         ``store`` (path), ``executor``, ``computed`` and ``resumed`` cell counts.  Not part
         of :meth:`to_dict` nor of equality.
     """
@@ -609,7 +609,7 @@ class Comparison:
         Parameters
         ----------
         directory : path
-        reports : freeprob._reports.ReportDir, optional
+        reports : freeprob.experiments.reports.ReportDir, optional
             The report directory of ``freeprob readout`` (for ``directory``): each file is
             recorded in its manifest before it is written.
 

@@ -105,7 +105,7 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Returns
     -------
-    freeprob.comparisons._common.Plan
+    freeprob.experiments.comparisons._common.Plan
         ``n``, ``seeds`` and per head count and scheme (GQA, tied) a group of
         ``2 × seeds`` cells (softmax and GE-sampled features).
 

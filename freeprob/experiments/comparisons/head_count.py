@@ -6,7 +6,7 @@ Setup (docs/theory.md §4, the paper's h = 32 example): fixed per-head widths
 ``μ({0}) = max(0, 1 − γ_V, 1 − γ_O) = 1/2, 0, 0``: a plateau at 1/2, a hard edge at 0
 with slow (power-law) decay, and a gap with fast (exponential) decay.  Features
 ``F = O_full/√m1``, centred Gaussian targets ``y ⟂ 1``, gradient flow from ``w = 0``:
-``L(t)/L(0) = yᵀe^{−2tFFᵀ}y/|y|² → ∫ e^{−2tx} dμ(x)`` (:func:`freeprob.readout.gradient_flow_loss`).
+``L(t)/L(0) = yᵀe^{−2tFFᵀ}y/|y|² → ∫ e^{−2tx} dμ(x)`` (:func:`freeprob.attention.readout.gradient_flow_loss`).
 
 Measured: softmax MHA at ``n`` tokens (default 512, so ``d_K = d_V = 8``), several
 initialisations × 4 targets each, mean and 95% t-interval over the initialisations
@@ -39,7 +39,7 @@ THEORY_NOTE = {32: (0.7392, 0.5371, 0.5001), 64: (0.6807, 0.3186, 0.1163),
 
 
 def _one_initialisation(dims, beta, seed, m1):
-    r"""One initialisation (a sweep cell, :func:`~freeprob.comparisons._common.measure`):
+    r"""One initialisation (a sweep cell, :func:`~freeprob.experiments.comparisons._common.measure`):
     features of seed ``seed``; ``fixed`` = the loss curve at :data:`TIMES` averaged over
     ``_TARGETS`` centred Gaussian targets (generator seeded by ``[seed, 1]``), ``spectral``
     = ``tr e^{−2tFFᵀ}/n`` at :data:`TIMES`; ``m1`` the feature scale."""
@@ -72,7 +72,7 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Returns
     -------
-    freeprob.comparisons._common.Plan
+    freeprob.experiments.comparisons._common.Plan
         ``n``, ``seeds`` and one group of ``seeds`` cells per head count.
 
     Raises

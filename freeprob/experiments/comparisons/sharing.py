@@ -15,7 +15,7 @@ reproduces all three predicted numbers to the paper's digits):
   docs/theory.md §4): ``γ_K = γ_V = 1`` (a hard edge at 0, slow power-law decay),
   ``γ_O = 2``.  Features ``F = O_full/√m1``, gradient flow on ``½|Fw − y|²`` from
   ``w = 0`` with unit learning rate, centred target ``y ⟂ 1``:
-  ``L(t)/L(0) → ∫ e^{−2tx} dμ̂(x)`` (:func:`freeprob.readout.time_to_loss`).
+  ``L(t)/L(0) → ∫ e^{−2tx} dμ̂(x)`` (:func:`freeprob.attention.readout.time_to_loss`).
 * Fixed widths: independent heads, GQA (``h_KV = 8``) and MQA (``h_KV = 1``).  The exact
   laws coincide (docs/theory.md §3.5: the block-diagonal row covariance has the same law
   whether blocks repeat), so the three predicted times are one number.
@@ -28,7 +28,7 @@ reproduces all three predicted numbers to the paper's digits):
   uses the nearest integer width (26 at ``n = 1024``, 13 at ``n = 512``; the paper's
   "7.76 at rounded width" is ``w = 53`` at ``n = 2048``, ``d_h = 32``, which we also
   predict).
-* Measured (softmax MHA, :func:`freeprob.comparisons._common.sampled_features`): per
+* Measured (softmax MHA, :func:`freeprob.experiments.comparisons._common.sampled_features`): per
   initialisation, 16 centred Gaussian targets; the loss curve averaged over the targets
   (the spectral formula ``Σ_i e^{−2tλ_i}(u_iᵀy)²/|y|²`` of
   :func:`freeprob.sampler.readout.measured_loss_curve`, one eigendecomposition shared by
@@ -111,7 +111,7 @@ def reinvested_width(n, kv_groups=1):
     (``kv_groups`` K/V groups, same ``h`` and ``d_O``) has the projection parameter count
     of independent heads of width ``n/64``.
 
-    :func:`~freeprob.comparisons._common.projection_parameters` is linear in the width
+    :func:`~freeprob.experiments.comparisons._common.projection_parameters` is linear in the width
     (``d·h·w + 2·d·h_KV·w + h·w·d_O``), so ``w* = P_indep / P_shared(w = 1)``; for MQA this
     is ``5n/194``.  Returns a :class:`fractions.Fraction`.  Source: paper §5.3, D.5.
     """
@@ -138,10 +138,10 @@ _TIMES = {}
 
 def predicted_time(config):
     r"""Exact time ``t`` with ``∫ e^{−2tx} dμ̂(x) = 0.1`` for ``μ̂`` the mean-normalised
-    token-side output law (:func:`freeprob.readout.time_to_loss`, 6 digits).
+    token-side output law (:func:`freeprob.attention.readout.time_to_loss`, 6 digits).
 
     ``config`` is a layer built from sizes, e.g. a :class:`~freeprob.sampler.Dimensions` (law from
-    :func:`~freeprob.comparisons._common.feature_law` at ``β = 1``, the one the features are
+    :func:`~freeprob.experiments.comparisons._common.feature_law` at ``β = 1``, the one the features are
     normalised with), or an :class:`~freeprob.attention.Architecture` given by its (exact
     real) ratios.
     Cached.  Raises ``FreeprobValueError`` for another type.  Source: docs/theory.md §4.
@@ -176,8 +176,8 @@ def measured_times(dims, seeds, *, base_seed=0, targets=TARGETS, times=CURVE_TIM
 
     Returns ``(times_list, curves)``: one arrival time per initialisation and the
     ``seeds × len(times)`` array of averaged curves at ``times``.  Inside
-    :func:`~freeprob.comparisons._common.sweep_session` each initialisation is a stored
-    sweep cell (:func:`~freeprob.comparisons._common.measure`).  Source: docs/theory.md §4.
+    :func:`~freeprob.experiments.comparisons._common.sweep_session` each initialisation is a stored
+    sweep cell (:func:`~freeprob.experiments.comparisons._common.measure`).  Source: docs/theory.md §4.
     """
     times = np.asarray(times, dtype=float)
     m1 = feature_law(dims, BETA)[1]
@@ -189,7 +189,7 @@ def measured_times(dims, seeds, *, base_seed=0, targets=TARGETS, times=CURVE_TIM
 
 def _one_initialisation(dims, beta, seed, targets, times, m1):
     r"""One initialisation of :func:`measured_times` (a sweep cell,
-    :func:`~freeprob.comparisons._common.measure`): ``time`` = the crossing of
+    :func:`~freeprob.experiments.comparisons._common.measure`): ``time`` = the crossing of
     :data:`LOSS_LEVEL`, ``curve`` = the target-averaged curve at ``times``; ``m1`` the
     feature scale."""
     f = sampled_features(dims, beta, seed, m1=m1)
@@ -221,7 +221,7 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Returns
     -------
-    freeprob.comparisons._common.Plan
+    freeprob.experiments.comparisons._common.Plan
         ``n``, ``seeds`` and a group of ``seeds`` cells per fixed-width scheme and one for
         MQA at the rounded reinvested width.
 

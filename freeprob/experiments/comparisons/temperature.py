@@ -15,7 +15,7 @@ Setup (the paper gives neither ``n``, ``h``, ``d_O``, ``λ`` nor ``σ``; these a
 * ``n = 512`` tokens, input width ``d = n`` (docs/theory.md §4) and output width
   ``d_O = n``.  With ``d = d_O = n`` both allocations use ``2·64·n + 192·n + 192·n =
   2·128·n + 128·n + 128·n = 512 n`` projection weights
-  (:func:`freeprob.comparisons._common.projection_parameters`), which is what makes them
+  (:func:`freeprob.experiments.comparisons._common.projection_parameters`), which is what makes them
   "equal-parameter"; any other ``d_O`` breaks the tie (``d_O ≠ d`` weighs ``W_V`` and
   ``W_O`` differently).  ``n`` must exceed the widths; 512 is the first power of two
   with ``d_V = 192 < n/2``.
@@ -24,7 +24,7 @@ Setup (the paper gives neither ``n``, ``h``, ``d_O``, ``λ`` nor ``σ``; these a
   The dependence on ``h`` (total widths split over 2 and 4 heads) and on ``n`` is shown in
   the sensitivity table.
 * Ridge penalty ``λ = 0.1`` and noise ``σ = 0.5``: the project defaults
-  (:data:`~freeprob.comparisons._common.RIDGE_PENALTY`, ``RIDGE_NOISE``), not tuned to the
+  (:data:`~freeprob.experiments.comparisons._common.RIDGE_PENALTY`, ``RIDGE_NOISE``), not tuned to the
   paper's ``β_c``.  ``β_c`` depends strongly on them (table in the notes).
 
 Prediction.  Only ``κ = θ2/θ1 = β²/(e^{β²} − 1)`` enters the mean-normalised laws
@@ -292,7 +292,7 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Returns
     -------
-    freeprob.comparisons._common.Plan
+    freeprob.experiments.comparisons._common.Plan
         ``n``, ``seeds`` and per allocation a group of ``temperatures × 2 × seeds`` cells
         (softmax and GE-sampled features).
 

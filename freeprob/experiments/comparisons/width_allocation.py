@@ -32,7 +32,7 @@ configurations are not known to us; this is the most natural reading of the two 
   λ ≤ 1.5·10⁻³ and merges into the rising background for λ ≥ 2·10⁻³; the ``d_O = n`` and
   ``H = d_O`` peaks persist to λ = 10⁻²; at the shared default λ = 0.1 the error is
   monotone along both paths (no peak).  Hence the small λ.
-* predicted: ``ridge_error`` of the exact law (:func:`freeprob.comparisons._common.
+* predicted: ``ridge_error`` of the exact law (:func:`freeprob.experiments.comparisons._common.
   predicted_ridge_error`); measured: the closed form in ``w*, ε`` on softmax features at
   n = 512 (d_h = 32) over 5 initialisations (95% t-intervals), and the same on GE-sampled
   features (``model="ge"``), which separates the finite-n softmax–GE gap from the finite-n
@@ -129,7 +129,7 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
 
     Returns
     -------
-    freeprob.comparisons._common.Plan
+    freeprob.experiments.comparisons._common.Plan
         ``n``, ``seeds`` and per configuration a group of ``2 × seeds`` cells (softmax and
         GE-sampled features).
 
