@@ -116,3 +116,30 @@ def test_bad_input_is_refused_in_one_line(args, message):
     with pytest.raises(fp.FreeprobValueError, match=message) as info:
         fp.polynomial_law(*args)
     assert "\n" not in str(info.value)
+
+
+def test_command_line(capsys):
+    """``polynomial('…', name=law)`` in the expression language: moments (symbolic), the
+    equation and the support of s y s from the shell equal the Python API's."""
+    import json
+
+    from freeprob.cli import main
+    sys_ = "polynomial('x*y*x', x=Semicircle(0, 1), y=FreePoisson(1/2))"
+    law = fp.free_mul(FP1, fp.FreePoisson(R(1, 2)))
+    assert main(["moments", "polynomial('x*y*x + t*y', x=Semicircle(0, 1), y=FreePoisson(1/2))",
+                 "--order", "3", "--format", "json"]) == 0
+    t = sp.Symbol("t")
+    values = json.loads(capsys.readouterr().out)["values"]["moments"]
+    expected = fp.polynomial_law("x*y*x + t*y", {"x": S, "y": fp.FreePoisson(R(1, 2))}, ["t"]).moments(3)
+    assert [sp.sympify(v, locals={"t": t}) for v in values] == list(expected)
+    assert main(["equation", sys_]) == 0
+    assert capsys.readouterr().out.strip() == f"{law.cauchy_equation().as_expr()} = 0"
+    assert main(["support", sys_, "--format", "json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["atoms"] == [["0", "1/2"]] and rec["intervals"] == [[str(a), str(b)] for a, b in law.support()]
+    assert main(["moments", "polynomial('x*y', x=Semicircle(0, 1), y=Semicircle(0, 1))"]) == 2
+    assert "not self-adjoint: x*y has coefficient 1" in capsys.readouterr().err
+    assert main(["moments", "polynomial('x*y + y*x', x=2, y=Semicircle(0, 1))"]) == 2
+    assert "the variable x= must be a law" in capsys.readouterr().err
+    assert main(["moments", "polynomial('__import__(\"os\")', x=Semicircle(0, 1))"]) == 2
+    assert "not allowed" in capsys.readouterr().err
