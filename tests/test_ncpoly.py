@@ -34,7 +34,7 @@ def test_schur_complement_of_the_linearization_is_the_polynomial(text):
     p = parse_ncpoly(text, V, parameters=["t", "s"])
     lin = linearize(p, V)
     assert lin.schur_complement() == p
-    for b in (lin.b0, *lin.b):                             # L self-adjoint: b_j Hermitian
+    for b in (lin.b0, *lin.bs):                             # L self-adjoint: b_j Hermitian
         assert all(sp.expand(conjugate(b[i, j]) - b[j, i]) == 0 for i in range(lin.k) for j in range(lin.k))
     assert lin.depth <= lin.k
 
@@ -43,7 +43,7 @@ def test_small_linearizations_match_the_design_note():
     lin = linearize(parse_ncpoly("x*y + y*x", ["x", "y"]))
     assert lin.k == 3
     assert lin.b0 == sp.Matrix([[0, 0, 0], [0, 0, -1], [0, -1, 0]])
-    assert lin.b == (sp.Matrix([[0, 1, 0], [1, 0, 0], [0, 0, 0]]), sp.Matrix([[0, 0, 1], [0, 0, 0], [1, 0, 0]]))
+    assert lin.bs == (sp.Matrix([[0, 1, 0], [1, 0, 0], [0, 0, 0]]), sp.Matrix([[0, 0, 1], [0, 0, 0], [1, 0, 0]]))
     assert linearize(parse_ncpoly("x*y*x", ["x", "y"])).k == 3      # s y s: k = 3
 
 

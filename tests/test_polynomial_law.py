@@ -98,7 +98,7 @@ def test_reductions_and_the_linearization_interface():
     assert push.moments(6) == fp.pushforward(S, [0, -1, 0, 1]).moments(6)
     lin = fp.polynomial_law("x*y*x + y", {"x": S, "y": FP1}).linearization()
     assert lin.names == ("x", "y") and lin.laws == (S, FP1) and lin.b0.shape == (3, 3)
-    L = lin.b0 + lin.b[0] * sp.Symbol("X") + lin.b[1] * sp.Symbol("Y")
+    L = lin.b0 + lin.bs[0] * sp.Symbol("X") + lin.bs[1] * sp.Symbol("Y")
     assert L == L.T
 
 

@@ -46,10 +46,10 @@ class Linearization:
     Attributes
     ----------
     names : tuple of str
-        The variables ``x_1, …, x_s`` in the order of :attr:`b`.
+        The variables ``x_1, …, x_s`` in the order of :attr:`bs`.
     b0 : sympy.ImmutableMatrix
         The constant part (``k × k``, Hermitian); ``b0[0, 0]`` is the constant term of ``p``.
-    b : tuple of sympy.ImmutableMatrix
+    bs : tuple of sympy.ImmutableMatrix
         ``b_j``, the coefficient matrix of ``x_j`` (Hermitian; real symmetric when ``p``
         has real coefficients).
     depth : int
@@ -62,7 +62,7 @@ class Linearization:
 
     names: tuple
     b0: sp.ImmutableMatrix
-    b: tuple
+    bs: tuple
     depth: int
 
     @property
@@ -73,7 +73,7 @@ class Linearization:
     @property
     def is_real(self) -> bool:
         """True if every entry of ``b_0`` and the ``b_j`` is real (symbols count as real)."""
-        return all(conjugate(e) == e for m in (self.b0, *self.b) for e in m)
+        return all(conjugate(e) == e for m in (self.b0, *self.bs) for e in m)
 
     def K(self) -> sp.ImmutableMatrix:
         r"""``K = 0 ⊕ (−Q_0^{-1})``: ``(Λ(z) − b_0)^{-1} = K + E_{11}/(z − b_0[0,0])``."""
@@ -84,13 +84,13 @@ class Linearization:
         symbols = dict(symbols or {})
         for n in self.names:
             symbols.setdefault(n, sp.Symbol(n, commutative=False))
-        return sp.Matrix(self.b0) + sum((self.b[j] * symbols[n] for j, n in enumerate(self.names)),
+        return sp.Matrix(self.b0) + sum((self.bs[j] * symbols[n] for j, n in enumerate(self.names)),
                                         sp.zeros(self.k))
 
     def entries(self):
         """``L`` as a ``k × k`` list of affine :class:`NCPoly` entries."""
         out = [[NCPoly.scalar(self.b0[i, j]) for j in range(self.k)] for i in range(self.k)]
-        for bj, n in zip(self.b, self.names):
+        for bj, n in zip(self.bs, self.names):
             for (i, j), c in bj.todok().items():
                 out[i][j] = out[i][j] + NCPoly({(n,): c})
         return out

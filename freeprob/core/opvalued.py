@@ -181,7 +181,7 @@ def factor_hermitian(b):
 def cumulants_needed(lin, order) -> int:
     """The highest free-cumulant order of any variable that :class:`OVSeries` reads for the
     moments up to ``order``: ``max_j rank(b_j) · (order + 2)``."""
-    return max(sp.Matrix(b).rank() for b in lin.b) * (order + 2)
+    return max(sp.Matrix(b).rank() for b in lin.bs) * (order + 2)
 
 
 
@@ -228,7 +228,7 @@ class OVSeries:
         E11[0, 0] = 1
         self.E11 = ar.mat(E11)
         self.V, self.Y, self._V, self._YVt = [], [], [], []
-        for b in lin.b:
+        for b in lin.bs:
             V, Y = factor_hermitian(b)
             self.V.append(V)
             self.Y.append(Y)
@@ -240,7 +240,7 @@ class OVSeries:
             need = self.r[j] * (order + 2) + 1
             if len(kap) < need:
                 raise ValueError(f"OVSeries: variable {j} needs {need - 1} cumulants; got {len(kap) - 1}")
-        s = len(lin.b)
+        s = len(lin.bs)
         self.G, self.Phi, self.PhiG = [], [], []
         self.M, self.rho = [[] for _ in range(s)], [[] for _ in range(s)]
         self._P = [{} for _ in range(s)]       # (m, d) -> [M_j^m]_d (absent: zero)
@@ -278,7 +278,7 @@ class OVSeries:
         return rho, pw
 
     def _solve(self):
-        K, steps, s = self.K, self.lin.depth + 1, len(self.lin.b)
+        K, steps, s = self.K, self.lin.depth + 1, len(self.lin.bs)
         # order 0: G_0 = K + K R(G_0) G_0, settled by depth + 1 fixed-point steps
         G0 = K
         for _ in range(steps):
@@ -310,7 +310,7 @@ class OVSeries:
         return rho
 
     def _order(self, d, steps):
-        ar, K, s = self.ar, self.K, len(self.lin.b)
+        ar, K, s = self.ar, self.K, len(self.lin.bs)
         G0, Phi0 = self.G[0], self.Phi[0]
         acc = None
         for i in range(1, d):

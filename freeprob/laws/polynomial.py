@@ -36,7 +36,7 @@ _WHO = "polynomial_law"
 class PolynomialLinearization(NamedTuple):
     r"""The interface of a polynomial law for the M_k-valued (numeric) route.
 
-    ``L = b0 ⊗ 1 + Σ_j b[j] ⊗ x_j`` is self-adjoint ``k × k`` with ``x_j ~ laws[j]`` free
+    ``L = b0 ⊗ 1 + Σ_j bs[j] ⊗ x_j`` is self-adjoint ``k × k`` with ``x_j ~ laws[j]`` free
     (names ``names[j]``), and for ``Λ(z) = diag(z, 0, …, 0)``
 
     .. math::  G(z) := E[(Λ(z) − L)^{-1}],\qquad G_{11}(z) = ∫ \frac{dμ_p(t)}{z − t},
@@ -46,13 +46,13 @@ class PolynomialLinearization(NamedTuple):
     subordination system of the pieces ``b_j ⊗ x_j`` ([BMS17]_ §4).  In the upper
     half-plane use ``Λ_ε(z) = diag(z, iε, …, iε)``, ``ε → 0`` ([BMS17]_ §4).
 
-    Fields: ``b0``, ``b`` (sympy ``ImmutableMatrix``, exact, Hermitian), ``laws``,
+    Fields: ``b0``, ``bs`` (sympy ``ImmutableMatrix``, exact, Hermitian), ``laws``,
     ``names``, ``depth`` (nilpotency depth of ``(0 ⊕ −Q_0^{-1}) Σ b_j``: the fixed-point
     steps that settle one order of the series at ``z = ∞``).
     """
 
     b0: sp.ImmutableMatrix
-    b: tuple
+    bs: tuple
     laws: tuple
     names: tuple
     depth: int
@@ -119,7 +119,7 @@ class PolynomialLaw(Law):
         r"""The linearization of ``p`` with the laws of its variables: the interface of the
         M_k-valued routes (:class:`PolynomialLinearization`; [AND13]_, [BMS17]_ §4)."""
         lin = self._lin()
-        return PolynomialLinearization(lin.b0, lin.b, tuple(law for _, law in self.variables),
+        return PolynomialLinearization(lin.b0, lin.bs, tuple(law for _, law in self.variables),
                                        lin.names, lin.depth)
 
     def _parameters(self):

@@ -47,7 +47,7 @@ from freeprob.laws.polynomial import PolynomialLaw
 __all__ = ["MAX_DEGREE", "SERIES_TERMS", "eliminate", "polynomial_system"]
 
 #: largest total degree of a resultant the elimination attempts (a Bézout bound)
-MAX_DEGREE = 60
+MAX_DEGREE = 90
 #: terms of the series on which a factor must vanish to be kept
 SERIES_TERMS = 40
 _R = sp.Dummy("R")
@@ -100,7 +100,7 @@ def polynomial_system(law: PolynomialLaw):
         return g.setdefault((a, b), sp.Symbol(f"g_{a}_{b}") if (a, b) != (0, 0) else G)
 
     pieces = []
-    for bj, (_, xlaw) in zip(lin.b, law.variables):
+    for bj, (_, xlaw) in zip(lin.bs, law.variables):
         V, Y = factor_hermitian(bj)
         pieces.append((_kind(xlaw), V, Y, xlaw.moments(1)[1] != 0))
     zero = _structural_zeros(lin, pieces)
