@@ -292,10 +292,15 @@ class _Residual:
 
 
 def _point(law):
+    """A rational point of the parameters where the law is valid (for the factor selection):
+    generic values above 1, then their reciprocals (rates, probabilities in (0, 1))."""
     symbols = sorted(law.free_symbols, key=sp.default_sort_key)
-    for shift in range(6):
-        point = {s: sp.Rational(p + shift, q) for s, (p, q) in
-                 zip(symbols, [(7, 3), (11, 5), (13, 7), (17, 4), (19, 6), (23, 9), (29, 8)] * 4)}
+    base = [(7, 3), (11, 5), (13, 7), (17, 4), (19, 6), (23, 9), (29, 8)] * 4
+    for attempt in range(8):
+        values = [sp.Rational(p + attempt // 2, q) for p, q in base]
+        if attempt % 2:
+            values = [1 / v for v in values]
+        point = dict(zip(symbols, values))
         try:
             law.subs(point).moments(1)
             return point
