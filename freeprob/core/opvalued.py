@@ -60,6 +60,8 @@ class Gaussian:
         return Gaussian(-self.re, -self.im)
 
     def __mul__(self, o):
+        if isinstance(o, _LMat):
+            return NotImplemented                 # a scalar times a matrix of Gaussians
         if not isinstance(o, Gaussian):
             return Gaussian(self.re * o, self.im * o)
         return Gaussian(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
