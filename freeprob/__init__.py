@@ -37,13 +37,14 @@ _EXPORTS = {
     **dict.fromkeys(_FAMILIES, "freeprob.laws.families"),
     **dict.fromkeys(_OPERATIONS, "freeprob.laws.operations"),
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
+    "polynomial_law": "freeprob.laws.polynomial",
     "TruncatedSeries": "freeprob.core.series",
     "Rational": "sympy",
     "Symbol": "sympy",
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, *_CUMULANTS, "TruncatedSeries",
+    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", *_CUMULANTS, "TruncatedSeries",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

@@ -49,6 +49,14 @@ references page (docs/references.md) lists the same entries (a test checks both)
    Mathematical Software – ICMS 2018, LNCS 10931 (2018), 255–263.
 .. [BGN12] F. Benaych-Georges, R. R. Nadakuditi, The singular values and vectors of low rank
    perturbations of large rectangular random matrices, J. Multivariate Anal. 111 (2012), 120–135.
+.. [AND13] G. W. Anderson, Convergence of the largest singular value of a polynomial in
+   independent Wigner matrices, Ann. Probab. 41 (2013), 2103–2181.
+.. [BMS17] S. T. Belinschi, T. Mai, R. Speicher, Analytic subordination theory of
+   operator-valued free additive convolution and the solution of a general random matrix
+   problem, J. Reine Angew. Math. 732 (2017), 21–53.
+.. [HRS07] J. W. Helton, R. Rashidi Far, R. Speicher, Operator-valued semicircular elements:
+   solving a quadratic matrix equation with positivity constraints, Int. Math. Res. Not.
+   IMRN 2007 (2007), rnm086.
 """
 from __future__ import annotations
 

@@ -179,7 +179,7 @@ def test_names_registry():
     for name in ("Semicircle", "FreePoisson", "MarchenkoPastur", "CompoundFreePoisson",
                  "compound_free_poisson",
                  "Atomic", "Dirac", "Bernoulli", "free_add", "free_mul", "free_power", "pushforward", "shift",
-                 "dilate", "mixture", "rectangular_companion", "attention_law", "concatenated_attention_law",
+                 "dilate", "mixture", "polynomial", "rectangular_companion", "attention_law", "concatenated_attention_law",
                  "head_sum_law", "head_output_law", "stacked_output_law", "output_law", "mean_normalized",
                  "exp", "sqrt", "E", "pi"):
         assert isinstance(NAMES[name], str) and NAMES[name]

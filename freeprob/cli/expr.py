@@ -18,6 +18,7 @@ Grammar
       free_add(Semicircle(0, 1), FreePoisson(t))       free_power(Bernoulli(), 3/2)
       pushforward(Semicircle(0, 1), x**2 - 1)          shift(Dirac(0), 2)    dilate(..., 3)
       mixture([Semicircle(0, 1), Dirac(2)], [1/3, 2/3])
+      polynomial('x*y + y*x', x=Semicircle(0, 1), y=FreePoisson(1/2))
       rectangular_companion(MarchenkoPastur(1/2), 1/2)
       output_law(heads=12, gamma_k=1, gamma_v=1, gamma_o=1, beta=1)
       head_sum_law(heads=8, gamma_k=1, gamma_v=1, gamma_o=1, beta=1, scheme="gqa", kv_groups=2)
@@ -35,7 +36,10 @@ Grammar
   ``pushforward`` polynomial and may appear only there; ``z``, ``w``, ``u`` are
   reserved (the transform variables).
 * **Lists** ``[...]`` or tuples ``(...)`` only as direct arguments (atoms, weights and
-  the laws of a mixture); **strings** only as the value of the ``scheme=`` keyword.
+  the laws of a mixture); **strings** only as the value of the ``scheme=`` keyword and as
+  the polynomial of ``polynomial('…', name=law, …)`` (a self-adjoint polynomial in free
+  variables, read by :func:`freeprob.core.ncpoly.parse_ncpoly`, never evaluated; its other
+  lower-case names are symbolic parameters).
 
 The parameters of the attention laws are keyword-only: ``heads``, ``gamma_k``,
 ``gamma_v``, ``gamma_o``, ``beta`` (default: ``θ1``, ``θ2`` left symbolic), ``scheme``
@@ -71,6 +75,7 @@ import sympy as sp
 from freeprob.attention import laws as _att
 from freeprob.laws import families as _fam
 from freeprob.laws import operations as _ops
+from freeprob.laws import polynomial as _poly
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.law import Law
 from freeprob.core.symbols import ExpConstant
@@ -159,6 +164,19 @@ def _mixture(laws, weights=None):
     return _ops.mixture(laws, weights)
 
 
+def _polynomial(polynomial, /, **variables):
+    try:
+        names = {n.id for n in ast.walk(ast.parse(polynomial, mode="eval")) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        names = set()                   # polynomial_law reports the syntax error
+    params = sorted(n for n in names - set(variables) - {"I", "sqrt"} if n[:1].islower())
+    for n in params:
+        if n in _RESERVED or n == "x":
+            raise FreeprobValueError(f"{n!r} cannot be a parameter of the polynomial (reserved); "
+                                     "make it a variable, e.g. polynomial('x*y + y*x', x=..., y=...)")
+    return _poly.polynomial_law(polynomial, variables, parameters=[sp.Symbol(n) for n in params])
+
+
 _ATT = ("heads=, gamma_k=, gamma_v=, gamma_o=[, beta=, scheme=, kv_groups=]")
 
 #: name -> (short description, constructor); the constructors of laws
@@ -180,6 +198,8 @@ _LAWS = {
     "shift": ("shift(law, a): law of X + a", _ops.shift),
     "dilate": ("dilate(law, c): law of c X", _ops.dilate),
     "mixture": ("mixture([laws], [weights]): mixture (block-diagonal matrix)", _mixture),
+    "polynomial": ("polynomial('x*y + y*x', x=law, y=law): law of a self-adjoint polynomial in free "
+                   "variables", _polynomial),
     "rectangular_companion": ("rectangular_companion(law, ratio): law of XᵀX/n from XXᵀ/n",
                               _ops.rectangular_companion),
     "attention_law": (f"attention_law({_ATT}): one head's centred attention", _attention(_att.attention_law)),
@@ -415,7 +435,8 @@ class _Walker:
         base = dict(ctx, sequence_ok=True, string_ok=False, polynomial=False)
         args = []
         for i, a in enumerate(node.args):
-            sub = dict(base, polynomial=(n == "pushforward" and i == 1))
+            sub = dict(base, polynomial=(n == "pushforward" and i == 1),
+                       string_ok=(n == "polynomial" and i == 0))
             args.append(self.walk(a, depth + 1, sub))
         kwargs = {}
         for k in node.keywords:
@@ -423,7 +444,7 @@ class _Walker:
                 self.fail(k.value, f"names starting with '_' are not allowed ({k.arg!r})")
             if k.arg in kwargs:
                 self.fail(k.value, f"keyword {k.arg!r} given twice")
-            sub = dict(base, string_ok=(k.arg == "scheme"),
+            sub = dict(base, string_ok=(k.arg == "scheme" or (n == "polynomial" and k.arg == "polynomial")),
                        polynomial=(n == "pushforward" and k.arg == "polynomial"))
             kwargs[k.arg] = self.walk(k.value, depth + 1, sub)
         sig = _signature(n, fn)
@@ -470,6 +491,9 @@ class _Walker:
                      "shift": (0, "law"), "dilate": (0, "law"), "rectangular_companion": (0, "law"),
                      "mean_normalized": (0, "law"), "CompoundFreePoisson": (1, "jump_law"),
                      "compound_free_poisson": (1, "jump_law")}
+        if n == "polynomial":
+            self._check_polynomial_arguments(node, args, kwargs, arg_nodes)
+            return
         slot = law_slots.get(n)
         positions = list(enumerate(args)) + [(k, v) for k, v in kwargs.items()]
         for where, v in positions:
@@ -490,6 +514,17 @@ class _Walker:
                 self.fail(at, f"{n}: {what} must not be a list")
             if isinstance(v, list) and any(isinstance(e, Law) for e in v):
                 self.fail(at, f"{n}: {what} must be a list of numbers, not of laws")
+
+    def _check_polynomial_arguments(self, node, args, kwargs, arg_nodes):
+        text = args[0] if args else kwargs.get("polynomial")
+        if not isinstance(text, str):
+            self.fail(arg_nodes.get(0, node), "polynomial: the first argument must be the polynomial as a "
+                                              "string, e.g. polynomial('x*y + y*x', x=Semicircle(0, 1), y=...)")
+        for k, v in kwargs.items():
+            if k != "polynomial" and not isinstance(v, Law):
+                self.fail(arg_nodes.get(k, node), f"polynomial: the variable {k}= must be a law; got {self._show(v)}")
+        if not [k for k in kwargs if k != "polynomial"]:
+            self.fail(node, "polynomial: give the laws of the variables as keywords, e.g. x=Semicircle(0, 1)")
 
     @staticmethod
     def _show(v):
