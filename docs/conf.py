@@ -54,6 +54,12 @@ napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
 
+# -- math: MathJax 3 from the site itself (offline), never from a CDN -------------------------
+# setup() below: freeprob_docs.use_local_mathjax copies it from the package django-static-mathjax
+# (docs extra) into _static/mathjax/ and sets mathjax_path; `python docs/_ext/freeprob_docs.py
+# offline DIR` checks a build (.ci/run does)
+mathjax_path = freeprob_docs.MATHJAX_PATH
+
 # -- HTML ------------------------------------------------------------------------------------
 html_theme = "alabaster"
 html_title = f"freeprob {release}"
@@ -68,6 +74,7 @@ def setup(app):
     tmp = tempfile.mkdtemp(prefix="freeprob-docs-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     freeprob_docs.kernelspec(tmp)
+    freeprob_docs.use_local_mathjax(app, tmp)
     freeprob_docs.write_api_pages()
     freeprob_docs.write_notebooks()
     app.connect("autodoc-process-docstring", freeprob_docs.strip_bibliography)

@@ -6,6 +6,11 @@
 * :func:`write_api_pages` writes one reStructuredText page per layer (``docs/api/generated/``).
 * :func:`write_notebooks` converts ``notebooks/*.py`` (jupytext percent format) to ``.ipynb``
   under ``docs/tutorials/generated/`` for myst-nb.
+* :func:`mathjax_static` copies MathJax (from the ``django-static-mathjax`` package of the
+  ``docs`` extra; it needs no Django) into the site's ``_static/mathjax/``, so that the math
+  renders offline; :func:`remote_assets` lists what a built page would load from another
+  host (``.ci/run`` checks that the real build loads nothing: ``python
+  docs/_ext/freeprob_docs.py offline DIR``).
 * :func:`strip_bibliography` keeps the ``.. [KEY]`` entries of :mod:`freeprob.references` out
   of its API entry: ``docs/references.md`` is the one place that defines them for Sphinx.
 
@@ -208,6 +213,85 @@ def write_notebooks(outdir=DOCS / "tutorials" / "generated"):
     return names
 
 
+#: the MathJax script of the site, relative to ``_static`` (Sphinx's ``mathjax_path``)
+MATHJAX_PATH = "mathjax/tex-mml-chtml.js"
+#: what the combined TeX/MathML component loads at run time (relative to the MathJax root):
+#: the fonts, the TeX extensions it autoloads, the menu and the accessibility parts
+_MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y",
+                  "adaptors")
+
+
+def mathjax_root():
+    """The MathJax 3 distribution (``es5/``) of the installed ``django-static-mathjax``.
+
+    Raises ``RuntimeError`` naming the package when it is not installed."""
+    import importlib.util
+    spec = importlib.util.find_spec("mathjax")
+    roots = [Path(p) / "static" / "mathjax" for p in (spec.submodule_search_locations or [])] if spec else []
+    for root in roots:
+        if (root / "es5" / "tex-mml-chtml.js").is_file():
+            return root
+    raise RuntimeError("the documentation site bundles MathJax from the package django-static-mathjax "
+                       "(MathJax 3, no Django needed): pip install '.[docs]'")
+
+
+def mathjax_static(tmp):
+    """Copy the parts of MathJax the pages load (:data:`_MATHJAX_PARTS`, with MathJax's
+    license) to ``tmp/static/mathjax``; returns ``tmp/static``, a folder for
+    ``html_static_path`` (so the pages load ``_static/`` + :data:`MATHJAX_PATH`)."""
+    import shutil
+    root = mathjax_root()
+    dest = Path(tmp) / "static" / "mathjax"
+    for part in _MATHJAX_PARTS:
+        src = root / "es5" / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, dirs_exist_ok=True)
+        else:
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / part)
+    shutil.copy2(root / "LICENSE", dest / "LICENSE")
+    return str(dest.parent)
+
+
+def use_local_mathjax(app, tmp):
+    """In a Sphinx ``setup(app)``: serve MathJax from the site's ``_static/mathjax/``
+    (:func:`mathjax_static` into ``tmp``), never from a CDN."""
+    app.config.mathjax_path = MATHJAX_PATH
+    static = mathjax_static(tmp)
+    app.connect("builder-inited", lambda app: app.config.html_static_path.append(static))
+
+
+_TAG = re.compile(r"<(script|link|img|iframe|source|audio|video|embed|object)\b[^>]*>", re.I | re.S)
+_ATTR = re.compile(r"""\b(src|href|data)\s*=\s*["']([^"']*)["']""", re.I)
+_CSS_URL = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])([^"')\s]+)""", re.I)
+_REMOTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)
+
+
+def remote_assets(html_dir):
+    """What the built site at ``html_dir`` loads from another host: ``[(file, url)]`` for
+    every script, stylesheet, icon, image or media source with an absolute URL
+    (``https://…``, ``//…``) in its HTML pages and every ``url(…)``/``@import`` of one in its
+    CSS.  Links a reader follows (``<a href>``) are not loads and are not listed."""
+    found = []
+    root = Path(html_dir)
+    for page in sorted(root.rglob("*.html")):
+        for tag in _TAG.finditer(page.read_text(encoding="utf-8", errors="replace")):
+            name = tag.group(1).lower()
+            for attr, url in _ATTR.findall(tag.group(0)):
+                if name == "link" and attr.lower() == "href":
+                    rel = re.search(r"""\brel\s*=\s*["']([^"']*)["']""", tag.group(0), re.I)
+                    if rel and not {"stylesheet", "icon", "preload", "modulepreload", "manifest"} & set(
+                            rel.group(1).lower().split()):
+                        continue        # e.g. rel="canonical": not loaded
+                if _REMOTE.match(url):
+                    found.append((str(page.relative_to(root)), url))
+    for css in sorted(root.rglob("*.css")):
+        for url in _CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")):
+            if _REMOTE.match(url):
+                found.append((str(css.relative_to(root)), url))
+    return found
+
+
 _ENTRY = re.compile(r"^\.\. \[[A-Z][A-Z0-9]*\].*?(?=^\S|\Z)", re.M | re.S)
 
 
@@ -253,3 +337,18 @@ def drop_type_docstrings(app, what, name, obj, options, lines):
         doc = inspect.getdoc(type(obj)) or ""
         if doc and [ln for ln in lines if ln.strip()][:1] == doc.strip().splitlines()[:1]:
             lines[:] = []
+
+
+if __name__ == "__main__":                       # .ci/run: python docs/_ext/freeprob_docs.py offline DIR
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != "offline":
+        sys.exit("usage: python docs/_ext/freeprob_docs.py offline HTML_DIR")
+    if not (Path(sys.argv[2]) / "index.html").is_file():
+        sys.exit(f"{sys.argv[2]}: no built site (index.html) there")
+    remote = remote_assets(sys.argv[2])
+    for page, url in remote:
+        print(f"{page}: loads {url}", file=sys.stderr)
+    if remote:
+        sys.exit(f"the built site loads {len(remote)} asset(s) from other hosts (listed above): it must work "
+                 "offline")
+    print(f"{sys.argv[2]}: every script, stylesheet and font is local")

@@ -1,0 +1,56 @@
+"""The documentation site works offline: MathJax is served from the site itself (issue 26).
+
+The real build is checked by ``.ci/run`` (``python docs/_ext/freeprob_docs.py offline DIR``
+after ``sphinx-build``); here a one-page site built with the same setup
+(:func:`freeprob_docs.use_local_mathjax`) loads nothing from another host, and the checker
+itself finds a CDN script, a remote stylesheet and a CSS import.
+"""
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+import freeprob_docs  # noqa: E402
+
+
+def test_remote_assets_finds_what_a_page_would_fetch(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<script defer src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js"></script>'
+        '<link rel="stylesheet" href="//fonts.example.org/x.css">'
+        '<link rel="canonical" href="https://example.org/a.html">'       # not loaded
+        '<a href="https://www.sqlite.org/wal.html">wal</a>'               # a link, not a load
+        '<script src="_static/local.js"></script>', encoding="utf-8")
+    (tmp_path / "s.css").write_text('@import "https://fonts.example.org/f.css"; b {background: url(x.png)}',
+                                    encoding="utf-8")
+    assert freeprob_docs.remote_assets(tmp_path) == [
+        ("a.html", "https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js"),
+        ("a.html", "//fonts.example.org/x.css"),
+        ("s.css", "https://fonts.example.org/f.css")]
+
+
+def test_a_page_with_math_loads_mathjax_from_the_site(tmp_path):
+    pytest.importorskip("sphinx")
+    try:
+        freeprob_docs.mathjax_root()
+    except RuntimeError as exc:                 # the docs extra is not installed
+        pytest.skip(str(exc))
+    from sphinx.cmd.build import build_main
+    src, out = tmp_path / "src", tmp_path / "html"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\nimport freeprob_docs\n"
+        "extensions = ['sphinx.ext.mathjax']\n"
+        f"def setup(app):\n    freeprob_docs.use_local_mathjax(app, {str(tmp_path / 'tmp')!r})\n",
+        encoding="utf-8")
+    (src / "index.rst").write_text("Math\n====\n\n:math:`\\int_0^1 x^2\\,dx = 1/3`\n", encoding="utf-8")
+    assert build_main(["-W", "-q", "-b", "html", str(src), str(out)]) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert re.search(rf'<script[^>]* src="_static/{re.escape(freeprob_docs.MATHJAX_PATH)}(\?[^"/]*)?"', page)
+    assert freeprob_docs.remote_assets(out) == []
+    mj = out / "_static" / "mathjax"
+    assert (mj / "tex-mml-chtml.js").stat().st_size > 500_000          # the real MathJax, not a stub
+    assert list((mj / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert "Apache License" in (mj / "LICENSE").read_text(encoding="utf-8")
