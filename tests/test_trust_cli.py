@@ -61,6 +61,29 @@ def test_bounded_integer_options_name_the_limit(capsys, argv, limit):
     assert limit in err and "positive integer" not in err
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["verify", "--n", "128,abc"], "argument --n: item 2 of '128,abc': expected an integer ≥ 2; got 'abc'"),
+    (["verify", "--n", "128,256,1"], "item 3 of '128,256,1': expected an integer ≥ 2; got 1"),
+    (["verify", "--beta", "1,abc"], "argument --beta: item 2 of '1,abc': beta must be a number in [1/100, 5]"),
+    (["verify", "--beta", "0.5,9"], "item 2 of '0.5,9': beta must satisfy 1/100 ≤ β ≤ 5"),
+    (["explore", "beta-growth", "--ns", "128,abc"], "argument --ns: item 2 of '128,abc': expected an integer ≥ 64"),
+])
+def test_a_bad_item_of_a_list_option_is_named(capsys, tmp_path, argv, says):
+    """Issue 26: a list flag names the bad item by its place and value, before anything runs."""
+    status, out, err = _run(capsys, *argv, "--out", str(tmp_path / "o"))
+    assert status == 2 and out == "" and says in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_verify_settings_name_the_bad_size(tmp_path):
+    from freeprob.experiments.verify import VerifySettings
+    with pytest.raises(FreeprobValueError, match="item 2 of n must be an integer ≥ 2; got 'x'"):
+        VerifySettings(n="128,x", out=tmp_path)
+    with pytest.raises(FreeprobValueError, match="item 3 of n must be an integer ≥ 2; got 1"):
+        VerifySettings(n=(128, 256, 1), out=tmp_path)
+    assert VerifySettings(n="128, 256", out=tmp_path).sizes == (128, 256)
+
+
 def test_the_dps_limit_is_read_when_parsing(capsys, monkeypatch):
     import freeprob.laws.law
     monkeypatch.setattr(freeprob.laws.law, "MAX_DPS", 40)

@@ -83,8 +83,9 @@ _WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --sch
 
 def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the same value"):
     r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
-    ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
-    twice (:func:`freeprob.core.params.check_unique`, the check of
+    ``--schemes``, ``--objects``; ``explore --ns``, ``--epsilons``): comma-separated items, none
+    empty, each parsed by ``item`` (a bad one named by its place: ``argument --ns: item 2 of
+    '128,abc': expected an integer ≥ 64; got 'abc'``), and no value twice (:func:`freeprob.core.params.check_unique`, the check of
     :class:`freeprob.experiments.verify.VerifySettings`, so the message is the same from Python).
 
     ``what`` names the items for the message; ``key`` the normal form compared for
@@ -95,7 +96,14 @@ def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the 
         tokens = (split or (lambda t: [x.strip() for x in t.split(",")]))(text)
         if not tokens or not all(tokens):
             raise argparse.ArgumentTypeError(f"expected {what}, comma-separated, none empty; got {text!r}")
-        values = tuple(item(t) if item else t for t in tokens)
+        values = []
+        for i, tok in enumerate(tokens, 1):
+            try:
+                values.append(item(tok) if item else tok)
+            except (argparse.ArgumentTypeError, FreeprobValueError) as exc:    # name the bad item
+                where = f"item {i} of {text!r}: " if len(tokens) > 1 else ""
+                raise argparse.ArgumentTypeError(f"{where}{exc}") from None
+        values = tuple(values)
         try:
             check_unique(values, "", key=key, same=same)
         except FreeprobValueError as exc:
@@ -135,8 +143,29 @@ def _beta_key(text):
         return text                 # VerifySettings names the allowed range
 
 
+def _beta_item(text):
+    """One β of ``--beta``, checked as :class:`freeprob.experiments.verify.VerifySettings` does
+    (the range and why); kept as typed."""
+    from freeprob.experiments.verify import _parse_beta
+    _parse_beta(text)
+    return text
+
+
+def _epsilon_item(text):
+    """One threshold of ``explore --epsilons``: a number in (0, 1)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1) (e.g. 0.01); got {text!r}")
+    return v
+
+
 _size_list = _list_arg("integers ≥ 2", item=bounded_int(2), scalar=True)
-_beta_list = _list_arg("temperatures", key=_beta_key)
+_beta_list = _list_arg("temperatures", item=_beta_item, key=_beta_key)
+_ns_list = _list_arg("integers ≥ 64", item=bounded_int(64))
+_epsilon_list = _list_arg("thresholds in (0, 1)", item=_epsilon_item)
 def _config_key(text):
     from freeprob.experiments.configs import config_identity
     return config_identity(text)
@@ -304,8 +333,10 @@ def _add_explore(sub):
     p.add_argument("what", choices=["inputs", "beta-growth"], help="which question")
     p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
     p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
-    p.add_argument("--ns", default=None, help="beta-growth: comma-separated n (default 256,512,1024,2048)")
-    p.add_argument("--epsilons", default=None, help="beta-growth: thresholds (relative W1; default 0.01,0.02,0.05)")
+    p.add_argument("--ns", type=_ns_list, default=None,
+                   help="beta-growth: comma-separated n, multiples of 8 ≥ 64 (default 256,512,1024,2048)")
+    p.add_argument("--epsilons", type=_epsilon_list, default=None,
+                   help="beta-growth: thresholds in (0, 1) (relative W1; default 0.01,0.02,0.05)")
     p.add_argument("--beta", type=float, default=None, help="inputs: inverse temperature (default 0.5)")
     p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
     p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
@@ -338,13 +369,8 @@ def explore_command(args, out=None) -> int:
         print("preferred scheme (smaller m2/m1^2 of out): " + json.dumps(res["preferred"]), file=out)
     else:
         from freeprob.experiments.explore_beta import run_beta_growth
-        try:
-            ns = None if args.ns is None else tuple(int(t) for t in args.ns.split(","))
-            eps = tuple(float(t) for t in (args.epsilons or "0.01,0.02,0.05").split(","))
-        except ValueError:
-            raise FreeprobValueError("explore beta-growth: --ns takes comma-separated integers (e.g. 256,512), "
-                                     "--epsilons comma-separated numbers in (0, 1) (e.g. 0.01,0.05)") from None
-        res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, **kw)
+        res = run_beta_growth(args.out, ns=args.ns, epsilons=args.epsilons or (0.01, 0.02, 0.05),
+                              seeds=args.seeds, **kw)
         print("family,n,epsilon,beta_star,beta_low,beta_high", file=out)
         for r in res["rows"]:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from freeprob._checks import check_ints, check_reals
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
@@ -191,7 +192,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     from freeprob.experiments.explore import _write_csv, cell_key, run_sweep
     from freeprob.experiments.sweep import SweepCell, cell_seed
     from freeprob.experiments.store import ResultStore
-    ns = tuple(ns) if ns is not None else ((128, 256, 512) if quick else (256, 512, 1024, 2048))
+    who = "explore beta-growth"
+    ns = check_ints(ns, who, "ns", minimum=64) if ns is not None else ((128, 256, 512) if quick else
+                                                                       (256, 512, 1024, 2048))
     seeds = seeds if seeds is not None else (2 if quick else 3)
     steps = steps if steps is not None else (2 if quick else 4)
     if len(set(ns)) != len(ns):
@@ -199,9 +202,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     for fam in families:
         for n in ns:
             family_dims(fam, n)
-    eps = tuple(float(e) for e in epsilons)
-    if not eps or any(not 0 < e < 1 for e in eps):
-        raise FreeprobValueError(f"explore beta-growth: epsilons must lie in (0, 1); got {epsilons!r}")
+    eps = check_reals(epsilons, who, "epsilons", minimum=0, maximum=1, strict=True)
+    if 1 in eps:                                 # a relative distance of 100 %: no frontier
+        raise FreeprobValueError(f"{who}: epsilons must lie in (0, 1); item {eps.index(1) + 1} is 1")
     for name, v in (("seeds", seeds), ("steps", steps)):
         if not isinstance(v, int) or v < 1:
             raise FreeprobValueError(f"explore beta-growth: {name} must be an integer ≥ 1; got {v!r}")

@@ -38,7 +38,7 @@ import numpy as np
 from freeprob.experiments.compare import TabulatedLaw, law_distances, relative_moment_errors, snap_to_atoms, two_sample_distances
 from freeprob.experiments.configs import DEFAULT_CONFIGS, Cell, config_identity, model_config, parse_scheme
 from freeprob.core.params import check_unique
-from freeprob._checks import check_choice, check_int, parse_beta
+from freeprob._checks import check_choice, check_int, check_ints, parse_beta
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.stats import finite_mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
@@ -178,16 +178,7 @@ class VerifySettings:
             set_(key, check_int(getattr(self, key), None, key, minimum=minimum))
         sizes = None
         if self.n is not None:
-            raw = self.n
-            if isinstance(raw, str):
-                try:
-                    raw = [int(x) for x in raw.split(",")]
-                except ValueError:
-                    raise FreeprobValueError(f"n must be an integer ≥ 2 or a comma-separated list of them; "
-                                             f"got {self.n!r}") from None
-            sizes = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
-            if not sizes or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in sizes):
-                raise FreeprobValueError(f"n must be an integer ≥ 2 or a list of them; got {self.n!r}")
+            sizes = check_ints(self.n, None, "n", minimum=2)        # names a bad item by its place
             check_unique(sizes, "n")
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
