@@ -348,6 +348,42 @@ def test_a_failed_rename_names_the_users_path_and_leaves_no_temporary_file(capsy
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
+def test_a_directory_that_takes_no_files_is_refused_saying_why(capsys, tmp_path):
+    """Issue 26: /proc/version is a regular file, but /proc takes no new file, so it cannot
+    be replaced: refused before anything is computed, saying so (not "No such file or
+    directory"); the same for the output directories of verify, readout and explore."""
+    status, out, err = _run(capsys, "density", "Semicircle(0, 1)", "--grid", "0:1:3", "--csv", "/proc/version",
+                            "--force")
+    assert status == 2 and out == "" and "No such file" not in err
+    assert ("density: cannot write --csv '/proc/version': no file can be created in '/proc' (a special file "
+            "system: /proc takes no new files)") in err
+    for argv in (["verify", "--quick"], ["readout", "head-count", "--quick"], ["explore", "inputs", "--quick"]):
+        status, out, err = _run(capsys, *argv, "--out", "/proc/freeprob-out")
+        assert status == 2, argv
+        assert "cannot write to the output directory '/proc/freeprob-out' (no file can be created in '/proc'" in err
+
+
+def test_a_file_that_cannot_be_created_at_write_time_says_why(capsys, tmp_path, monkeypatch):
+    """The directory stops taking files between the check and the write: the error says that
+    no file can be created there (the temporary file of the atomic replace), for the user's path."""
+    import errno
+    import freeprob._files as files
+    real_open = files.os.open
+
+    def no_new_file(path, flags, *args):
+        if ".d.csv." in str(path):               # the temporary file beside d.csv
+            raise OSError(errno.ENOENT, "No such file or directory", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(files.os, "open", no_new_file)
+    status, _, err = _density_to(capsys, tmp_path / "d.csv")
+    assert status == 2 and err == (f"freeprob: error: cannot write {tmp_path / 'd.csv'}: no file can be created in "
+                                   f"'{tmp_path}' to write it (a special file system: {tmp_path} takes no new "
+                                   "files)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.skipif(not (Path("/dev/full").is_char_device() and __import__("os").access("/dev/full", 2)),
                     reason="needs a writable /dev/full")
 def test_a_device_is_written_through_and_its_error_names_the_path(capsys):

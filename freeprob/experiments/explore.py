@@ -133,9 +133,10 @@ def run_sweep(cells, out, name, settings, *, workers=None, scheduler=None, progr
 
     Raises the errors of :class:`~freeprob.experiments.sweep.Executor` and
     :class:`~freeprob.experiments.store.ResultStore`.  Source: :mod:`freeprob.experiments.sweep`."""
-    from freeprob.experiments.store import ResultStore
+    from freeprob.experiments.store import ResultStore, check_creatable
     from freeprob.experiments.sweep import Executor, check_executor, run_cells
     check_executor(workers, scheduler)
+    check_creatable(out)                         # a directory that takes no files: refused, saying why
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.sqlite"
