@@ -34,7 +34,7 @@ from freeprob.cli.law_commands import (
     print_sequences,
     run_law_command,
 )
-from freeprob.cli.sweep_commands import add_sweep_command, run_sweep_command
+from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
 
@@ -228,8 +228,7 @@ def _verify_arguments(p):
 
     p.epilog = ("configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
                 "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
-                "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
-                "--out freeprob-verify-example")
+                f"2 on bad input. example: {VERIFY_EXAMPLE}")
     p.add_argument("--quick", action="store_true",
                    help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
                         "output in ./freeprob-verify-quick")
