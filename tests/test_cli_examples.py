@@ -137,3 +137,24 @@ def test_bare_command_prints_help():
         pytest.skip("the freeprob console script is not installed")
     proc = subprocess.run([str(SCRIPT)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "moments" in proc.stdout and "readout" in proc.stdout
+
+
+def test_every_time_a_help_text_quotes_is_measured():
+    """Issue 26: ``verify --quick``'s help said "~20 s" where the runs take minutes.  Every run
+    time in a help text is one of freeprob.cli.main.MEASURED_TIMES, which the page of the
+    measurements quotes word for word (and the README, for verify's)."""
+    from freeprob.cli.main import MEASURED_TIMES
+    root = Path(__file__).resolve().parents[1]
+    helps = {cmd: " ".join(sub.format_help().split()) for cmd, sub in COMMANDS.items()}
+    claim = re.compile(r"~?\d[\d.]*(?:[–-]\d[\d.]*)? ?(?:s|sec|seconds|min|minutes|h|hours)\b")
+    quoted = [text for text, _ in MEASURED_TIMES.values()]
+    for cmd, text in helps.items():
+        for m in claim.finditer(text):
+            limit = re.search(r"estimated above $", text[:m.start()])        # a cost limit, not a time
+            assert limit or any(m.group(0) in q and q in text for q in quoted), \
+                f"freeprob {' '.join(cmd)} --help: {m.group(0)!r} is not a measured time (MEASURED_TIMES)"
+    for what, (text, page) in MEASURED_TIMES.items():
+        assert any(text in h for h in helps.values()), f"{what}: quoted by no help text"
+        assert text in " ".join((root / page).read_text(encoding="utf-8").split()), f"{page} does not say {text!r}"
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    assert MEASURED_TIMES["verify --quick"][0] in readme

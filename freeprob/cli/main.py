@@ -38,7 +38,7 @@ from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_s
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
 
-__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS"]
+__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS", "MEASURED_TIMES"]
 
 #: exit status when the reader of standard output goes away (``freeprob sweep show DB | head -1``):
 #: 0, quietly, as for a complete run -- the reader took what it wanted
@@ -70,6 +70,22 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
     ``table`` (default), ``csv``, ``json``, ``latex``."""
     desc, make = PRESET_LAWS[law_name]
     print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout)
+
+
+#: the run times the help texts quote, each measured, with the page that reports the
+#: measurements: tests/test_cli_examples.py checks that every time in a help text is one of
+#: these and that its page (and the README, for verify) quotes it, so a new measurement is
+#: made here and there together
+MEASURED_TIMES = {
+    "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
+    "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
+    "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
+    "explore --quick": ("4–19 min on 2 cores at load 9", "docs/guide/explore.md"),
+}
+
+
+def _time(what):
+    return MEASURED_TIMES[what][0]
 
 
 def _max_workers():
@@ -230,8 +246,8 @@ def _verify_arguments(p):
                 "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
                 f"2 on bad input. example: {VERIFY_EXAMPLE}")
     p.add_argument("--quick", action="store_true",
-                   help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
-                        "output in ./freeprob-verify-quick")
+                   help=f"a smoke run ({_time('verify --quick')}): n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} "
+                        "initialisations (unless given), output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")
     p.add_argument("--n", type=_size_list, default=None,
@@ -258,7 +274,7 @@ def _verify_arguments(p):
                    help="draw GE independently of softmax (default: same Q, K, V, W_O)")
     p.add_argument("--no-finite-width", action="store_true",
                    help="skip the finite-width laws (freeprob.attention.finite_width): no SM–fw and "
-                        "top pred fw columns, one exact law per cell instead of two (1–6 s each)")
+                        f"top pred fw columns, one exact law per cell instead of two ({_time('finite-width law')})")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,
@@ -330,7 +346,7 @@ def _add_explore(sub):
                "example: freeprob explore inputs --quick --out freeprob-explore",
     )
     p.add_argument("what", choices=["inputs", "beta-growth"], help="which question")
-    p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
+    p.add_argument("--quick", action="store_true", help=f"small sizes ({_time('explore --quick')})")
     p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
     p.add_argument("--ns", type=_ns_list, default=None,
                    help="beta-growth: comma-separated n, multiples of 8 ≥ 64 (default 256,512,1024,2048)")
@@ -416,7 +432,7 @@ def _readout_arguments(p):
                 + ". example: freeprob readout list")
     p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
                    help="comparison to run, 'all', or 'list' to name them")
-    p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
+    p.add_argument("--quick", action="store_true", help=f"small sizes ({_time('readout --quick')})")
     p.add_argument("--n", type=bounded_int(2), default=None, help="tokens (default: per comparison)")
     p.add_argument("--seeds", type=bounded_int(2), default=None,
                    help="initialisations (default: per comparison)")
