@@ -5,7 +5,11 @@
   a name re-exported elsewhere is listed there as a link to its home, never documented twice.
 * :func:`write_api_pages` writes one reStructuredText page per layer (``docs/api/generated/``).
 * :func:`write_notebooks` converts ``notebooks/*.py`` (jupytext percent format) to ``.ipynb``
-  under ``docs/tutorials/generated/`` for myst-nb.
+  under ``docs/tutorials/generated/`` for myst-nb; the notebooks too slow to run at every
+  build (:data:`RECORDED`, the readout comparisons) are shown with the outputs recorded in
+  ``docs/tutorials/outputs/`` by :func:`record_outputs` (``python docs/_ext/freeprob_docs.py
+  record``), each stamped with the hash of the source it ran (:func:`source_hash`); a stale
+  one is a build warning (an error under ``-W``) and a test failure.
 * :func:`mathjax_static` copies MathJax (from the ``django-static-mathjax`` package of the
   ``docs`` extra; it needs no Django) into the site's ``_static/mathjax/``, so that the math
   renders offline; :func:`remote_assets` lists what a built page would load from another
@@ -199,18 +203,87 @@ def kernelspec(tmp):
         [str(Path(tmp) / "jupyter")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
 
 
-def write_notebooks(outdir=DOCS / "tutorials" / "generated"):
-    """Convert every ``notebooks/*.py`` to ``.ipynb`` (kernel :data:`KERNEL`) for myst-nb."""
+#: notebooks shown with recorded outputs instead of being executed at every build (10-70 s
+#: each; tests/test_notebooks.py runs them and compares their outputs with the recorded ones)
+RECORDED = ("readout_gqa_tying", "readout_head_count", "readout_sharing", "readout_temperature",
+            "readout_width_allocation")
+#: where the recorded notebooks (.ipynb with outputs) live
+OUTPUTS = DOCS / "tutorials" / "outputs"
+
+
+def source_hash(path):
+    """SHA-256 of a notebook's source file (``notebooks/NAME.py``), the stamp of its recording."""
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def recorded_state(name):
+    """``"current"``, ``"missing"`` or ``"stale"`` (the source changed since the recording)
+    for the recorded outputs of ``notebooks/NAME.py``."""
+    path = OUTPUTS / f"{name}.ipynb"
+    if not path.is_file():
+        return "missing"
+    import json
+    stamp = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("freeprob", {})
+    return "current" if stamp.get("source_sha256") == source_hash(ROOT / "notebooks" / f"{name}.py") else "stale"
+
+
+def write_notebooks(outdir=DOCS / "tutorials" / "generated", warn=None):
+    """Convert every ``notebooks/*.py`` to ``.ipynb`` (kernel :data:`KERNEL`) for myst-nb; a
+    notebook of :data:`RECORDED` is written with its recorded outputs when they are current,
+    else without outputs and ``warn(message)`` is called (Sphinx's logger in ``conf.py``)."""
     import jupytext
     import nbformat
     names = []
     for src in sorted((ROOT / "notebooks").glob("*.py")):
         nb = jupytext.read(src, fmt="py:percent")
+        if src.stem in RECORDED:
+            state = recorded_state(src.stem)
+            if state == "current":
+                nb = nbformat.read(OUTPUTS / f"{src.stem}.ipynb", as_version=4)
+            elif warn is not None:
+                warn(f"notebooks/{src.name}: its recorded outputs are {state} (the tutorial page shows none); "
+                     f"run `python docs/_ext/freeprob_docs.py record {src.stem}`")
         nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "freeprob docs",
                                      "language": "python"}
         _write_if_changed(outdir / f"{src.stem}.ipynb", nbformat.writes(nb))
         names.append(src.stem)
     return names
+
+
+def record_outputs(names=RECORDED, timeout=1800):
+    """Execute ``notebooks/NAME.py`` for each name (nbclient, a kernel of this interpreter,
+    one BLAS thread, figures written to a temporary folder, which the outputs call
+    ``FREEPROB_NOTEBOOK_OUT``) and write ``docs/tutorials/outputs/NAME.ipynb`` with its
+    outputs and the :func:`source_hash` of the source.  Returns the written paths.
+
+    Raises ``nbclient``'s ``CellExecutionError`` when a cell fails (nothing written for it)."""
+    import tempfile
+
+    import jupytext
+    import nbclient
+    import nbformat
+    written = []
+    with tempfile.TemporaryDirectory(prefix="freeprob-record-") as tmp:
+        kernelspec(tmp)
+        out = Path(tmp) / "out"
+        for name in names:
+            src = ROOT / "notebooks" / f"{name}.py"
+            nb = jupytext.read(src, fmt="py:percent")
+            nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=timeout,
+                                    resources={"metadata": {"path": str(out)}}).execute()
+            for cell in nb.cells:
+                cell.get("metadata", {}).pop("execution", None)         # no timestamps: stable files
+                for o in cell.get("outputs", []):
+                    if "text" in o:
+                        o["text"] = o["text"].replace(str(out) + "/", "").replace(str(out), ".")
+            nb.metadata["freeprob"] = {"source_sha256": source_hash(src),
+                                       "recorded_with": "python docs/_ext/freeprob_docs.py record"}
+            OUTPUTS.mkdir(parents=True, exist_ok=True)
+            path = OUTPUTS / f"{name}.ipynb"
+            path.write_text(nbformat.writes(nb), encoding="utf-8")
+            written.append(path)
+    return written
 
 
 #: the MathJax script of the site, relative to ``_static`` (Sphinx's ``mathjax_path``)
@@ -339,10 +412,17 @@ def drop_type_docstrings(app, what, name, obj, options, lines):
             lines[:] = []
 
 
-if __name__ == "__main__":                       # .ci/run: python docs/_ext/freeprob_docs.py offline DIR
+if __name__ == "__main__":     # .ci/run: offline DIR; by hand after a notebook changed: record [NAMES]
     import sys
+    if len(sys.argv) >= 2 and sys.argv[1] == "record":
+        unknown = [n for n in sys.argv[2:] if n not in RECORDED]
+        if unknown:
+            sys.exit(f"record: {', '.join(unknown)}: not among the recorded notebooks {', '.join(RECORDED)}")
+        for p in record_outputs(tuple(sys.argv[2:]) or RECORDED):
+            print(f"wrote {p.relative_to(ROOT)}")
+        sys.exit(0)
     if len(sys.argv) != 3 or sys.argv[1] != "offline":
-        sys.exit("usage: python docs/_ext/freeprob_docs.py offline HTML_DIR")
+        sys.exit("usage: python docs/_ext/freeprob_docs.py offline HTML_DIR | record [NAME ...]")
     if not (Path(sys.argv[2]) / "index.html").is_file():
         sys.exit(f"{sys.argv[2]}: no built site (index.html) there")
     remote = remote_assets(sys.argv[2])
