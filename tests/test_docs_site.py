@@ -63,20 +63,20 @@ def test_recorded_tutorial_outputs_are_current(name):
     build); the recording is of the current source (its SHA-256 stamp and its code cells) and
     every code cell that prints has its output, none an error.  That the outputs are those the
     current library prints is checked where the notebooks run (tests/test_notebooks.py)."""
-    import json
     jupytext = pytest.importorskip("jupytext")
+    nbformat = pytest.importorskip("nbformat")
     assert freeprob_docs.recorded_state(name) == "current", \
         f"notebooks/{name}.py changed: run `python docs/_ext/freeprob_docs.py record {name}`"
-    recorded = json.loads((freeprob_docs.OUTPUTS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    recorded = nbformat.read(freeprob_docs.OUTPUTS / f"{name}.ipynb", as_version=4)
     source = jupytext.read(freeprob_docs.ROOT / "notebooks" / f"{name}.py", fmt="py:percent")
-    code = [c for c in recorded["cells"] if c["cell_type"] == "code"]
-    assert ["".join(c["source"]) for c in code] == [c.source for c in source.cells if c.cell_type == "code"]
+    code = [c for c in recorded.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == [c.source for c in source.cells if c.cell_type == "code"]
     for cell in code:
-        outputs = cell["outputs"]
-        assert all(o["output_type"] != "error" for o in outputs)
-        if "print(" in "".join(cell["source"]):
-            assert outputs and "".join(o.get("text", "") for o in outputs).strip()
-        assert all("/tmp" not in "".join(o.get("text", "")) for o in outputs)      # no machine's paths
+        assert all(o.output_type != "error" for o in cell.outputs)
+        text = "".join(o.get("text", "") for o in cell.outputs)
+        if "print(" in cell.source:
+            assert text.strip()
+        assert "/tmp" not in text                        # no machine's paths
 
 
 def test_the_recorded_notebooks_are_the_readout_ones():
