@@ -203,7 +203,12 @@ def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch)
     assert first["computed"] == 1
     (row,) = first["rows"]
     assert row["beta_low"] <= 1.0 < row["beta_high"] and row["beta_high"] - row["beta_low"] < 0.02
-    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 0   # resumed
+    # issue 26: an earlier figure a --no-figures run does not rewrite is moved aside, never removed
+    (tmp_path / "beta_frontier.png").write_bytes(b"\x89PNG of an earlier run")
+    again = explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)
+    assert again["computed"] == 0                                                           # resumed
+    assert not (tmp_path / "beta_frontier.png").exists() and "moved to" in again["set_aside"][0]
+    assert (tmp_path / "beta_frontier.earlier-1.png").read_bytes() == b"\x89PNG of an earlier run"
     other = explore_beta.run_beta_growth(tmp_path, epsilons=(0.02,), **kw)
     assert other["computed"] == 1 and other["rows"][0]["beta_low"] <= 2.0 < other["rows"][0]["beta_high"]
     monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")

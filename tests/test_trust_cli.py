@@ -184,7 +184,7 @@ def test_sweep_export_to_standard_output(capsys, tmp_path, monkeypatch):
     assert f"wrote {len(rows) - 1} rows to standard output" in err
 
 
-def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path):
+def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path, capsys):
     parser = build_parser()
     for cmd in (["verify"], ["readout", "list"]):
         for flag in ("--no-figures", "--no-figure"):
@@ -193,10 +193,67 @@ def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path):
     assert _tiny_verify(out, "--no-figures") == 0
     assert not (out / "figures").exists()                        # no empty figures/
     assert _tiny_verify(out) == 0
-    assert sorted(p.name for p in (out / "figures").iterdir()) == ["histograms.png", "qq.png"]
-    assert _tiny_verify(out, "--no-figure") == 0                 # the earlier run's figures are removed
-    assert not (out / "figures").exists()
+    figures = {p.name: p.read_bytes() for p in (out / "figures").iterdir()}
+    assert sorted(figures) == ["histograms.png", "qq.png"]
+    capsys.readouterr()
+    # issue 26: a rerun with --no-figures removed the earlier run's figures without a word.  Of the
+    # same settings and code, they show these results: kept, and said so
+    assert _tiny_verify(out, "--no-figure") == 0
+    assert {p.name: p.read_bytes() for p in (out / "figures").iterdir()} == figures
+    assert "figures/histograms.png is kept: it shows these results" in capsys.readouterr().err
+    # of other settings (3 seeds): moved aside under a name that says so, nothing removed or mixed
+    assert _tiny_verify(out, "--no-figures", "--seeds", "3") == 0
+    err = capsys.readouterr().err
+    moved = {p.name: p.read_bytes() for p in (out / "figures").iterdir()}
+    assert sorted(moved.values()) == sorted(figures.values()) and not set(moved) & set(figures)
+    assert all(re.fullmatch(r"(histograms|qq)\.earlier-[0-9a-f]{10}\.png", n) for n in moved)
+    assert "showed the results of other settings or code, and this run writes none: moved to" in err
     assert "figures/" not in (out / "table.txt").read_text(encoding="utf-8")
+    assert _tiny_verify(out, "--seeds", "3") == 0                 # figures of 3 seeds; the earlier ones stay
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted([*moved, "histograms.png", "qq.png"])
+
+
+def test_a_report_a_run_does_not_rewrite_is_never_removed(tmp_path):
+    """The rule behind readout's and verify's --no-figures (ReportDir.begin): a report of this
+    kind that the run does not write stays if the manifest says it shows this run's results,
+    else is moved aside (an earlier manifest without run identities counts as other results),
+    never onto a file of the user's."""
+    import json
+    from freeprob.experiments.reports import MANIFEST, ReportDir
+    out, store = tmp_path / "r", tmp_path / "r" / "results.sqlite"
+    with ReportDir(out, store, who="readout") as rd:
+        rd.check(["c.txt", "c.png"])
+        rd.open()
+        rd.begin(["c.txt", "c.png"], run="aaaaaaaaaa")
+        for f in ("c.txt", "c.png"):
+            rd.target(f).write_text(f"{f} of run a")
+    with ReportDir(out, store, who="readout") as rd:            # the same settings, no figure
+        rd.check(["c.txt"])
+        assert rd.begin(["c.txt"], keep=["c.png"], run="aaaaaaaaaa") == [
+            f"readout: {out / 'c.png'} is kept: it shows these results (an earlier run of the same settings and "
+            "code wrote it)"]
+        rd.target("c.txt").write_text("c.txt of run a again")
+    assert (out / "c.png").read_text() == "c.png of run a"
+    (out / "c.earlier-bbbbbbbbbb.png").write_text("the user's own")
+    with ReportDir(out, store, who="readout") as rd:            # other settings, no figure
+        rd.check(["c.txt"])
+        (note,) = rd.begin(["c.txt"], keep=["c.png"], run="bbbbbbbbbb")
+        rd.target("c.txt").write_text("c.txt of run b")
+    assert "moved to" in note and not (out / "c.png").exists()
+    assert (out / "c.earlier-aaaaaaaaaa.png").read_text() == "c.png of run a"
+    assert (out / "c.earlier-bbbbbbbbbb.png").read_text() == "the user's own"
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["runs"] == {"c.earlier-aaaaaaaaaa.png": "aaaaaaaaaa", "c.txt": "bbbbbbbbbb"}
+    del manifest["runs"]                                         # a manifest of an earlier freeprob
+    manifest["files"].append("c.png")
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    (out / "c.png").write_text("c.png of an unknown run")
+    (out / "c.earlier-unknown.png").write_text("the user's too")
+    with ReportDir(out, store, who="readout") as rd:
+        rd.check(["c.txt"])
+        rd.begin(["c.txt"], keep=["c.png"], run="bbbbbbbbbb")
+    assert (out / "c.earlier-unknown-2.png").read_text() == "c.png of an unknown run"
+    assert (out / "c.earlier-unknown.png").read_text() == "the user's too"
 
 
 def _panels(seeds=3, n=64):

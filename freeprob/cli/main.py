@@ -285,8 +285,8 @@ def _verify_arguments(p):
                    help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
-    _add_no_figures(p, "skip the figures (figures/ is then not created, and figures of an earlier run are "
-                       "removed)")
+    _add_no_figures(p, "skip the figures (figures of an earlier run stay if they show these settings, else "
+                       "are moved aside to figures/NAME.earlier-RUN.png; nothing is removed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--points", type=bounded_int(50), default=None,
                    help="density points per support interval of each exact law (default 1000; --quick 400; "
@@ -397,6 +397,8 @@ def explore_command(args, out=None) -> int:
         if not res["fits"]:
             print("note: no fit: a fit needs a finite beta_star at 3 or more values of n", file=out)
     print("files: " + ", ".join(res["files"]), file=out)
+    for note in res.get("set_aside", ()):           # earlier outputs this run does not rewrite
+        print(f"note: explore {args.what}: {note}", file=sys.stderr)
     if res["failed"]:               # their rows are left out of the tables; a rerun retries only them
         print(f"freeprob: explore {args.what}: {len(res['failed'])} cell(s) failed and have no row "
               f"(the others are stored in {args.out}/results.sqlite; a rerun computes only the failed ones):",
@@ -439,7 +441,8 @@ def _readout_arguments(p):
     p.add_argument("--out", default="freeprob-readout",
                    help="output directory: NAME.txt/.json/.png and results.sqlite, the store of every measured "
                         "initialisation (default ./freeprob-readout)")
-    _add_no_figures(p, "skip the figures (a figure of an earlier run is removed)")
+    _add_no_figures(p, "skip the figures (a figure of an earlier run stays if it shows these settings, else "
+                       "is moved aside to NAME.earlier-RUN.png; nothing is removed)")
     p.add_argument("--force", action="store_true",
                    help="recompute the comparison even if a finished result is stored (measured initialisations "
                         "already in results.sqlite are still reused), run sizes above the cost limits "
@@ -553,7 +556,11 @@ def readout_command(args, out=None) -> int:
                 print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
                 print(f"(stored result {stored}; --force recomputes)\n", file=out)
                 continue
-            reports.begin(files[name])       # the previous reports of this comparison go: none stale
+            # the previous reports of this comparison that this run writes again go (none stale); an
+            # earlier figure under --no-figures stays if it shows these settings, else is moved aside
+            for note in reports.begin(writes[name], keep=files[name][len(writes[name]):],
+                                      run=_readout_run(name, settings)):
+                print(f"note: {note}", file=sys.stderr, flush=True)
             try:
                 with allow_large() if args.force else contextlib.nullcontext():     # --force: any size
                     comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
@@ -586,6 +593,15 @@ def readout_command(args, out=None) -> int:
               f"{', '.join(failed)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _readout_run(name, settings):
+    """What the reports of readout comparison ``name`` show: its settings and the code."""
+    import hashlib
+
+    from freeprob.experiments.store import code_version
+    text = json.dumps(dict(settings, name=name, code=code_version()), sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
 class _Parser(argparse.ArgumentParser):

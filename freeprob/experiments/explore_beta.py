@@ -182,14 +182,16 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     the GE law), ``beta_frontier_sample.csv`` (the same against the GE sample),
     ``beta_diagnostics.csv`` (top eigenvalues, m4 error, KS at ``beta_low``),
     ``beta_fits.json`` and ``beta_frontier.png``.  Cells are stored in
-    ``out/results.sqlite`` (resumable).
+    ``out/results.sqlite`` (resumable).  An earlier ``beta_frontier.png`` or
+    ``beta_diagnostics.csv`` this run does not rewrite is moved aside, not removed
+    (:func:`freeprob.experiments.explore.set_aside`; the result's ``set_aside`` says so).
 
     Raises
     ------
     FreeprobValueError
         Bad ``ns``, ``epsilons`` (in (0, 1)), ``families``, ``seeds`` or ``steps``.
     """
-    from freeprob.experiments.explore import _write_csv, cell_key, run_sweep
+    from freeprob.experiments.explore import _write_csv, cell_key, run_sweep, set_aside
     from freeprob.experiments.sweep import SweepCell, cell_seed
     from freeprob.experiments.store import ResultStore
     who = "explore beta-growth"
@@ -262,8 +264,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     files.append(str(out / "beta_fits.json"))
     if figures:
         files.append(_figure(out / "beta_frontier.png", rows["law"], fits, families, eps))
+    aside = set_aside(out, ("beta_diagnostics.csv", "beta_frontier.png"), files)
     return dict(rows=rows["law"], rows_sample=rows["sample"], diagnostics=diag, fits=fits, files=files,
-                computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
+                set_aside=aside, computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
 
 
 def _figure(path, rows, fits, families, eps):
