@@ -82,3 +82,21 @@ def test_recorded_tutorial_outputs_are_current(name):
 def test_the_recorded_notebooks_are_the_readout_ones():
     readout = {p.stem for p in (freeprob_docs.ROOT / "notebooks").glob("readout_*.py")}
     assert set(freeprob_docs.RECORDED) == readout
+
+
+def test_a_stale_recording_warns_and_shows_no_outputs(tmp_path, monkeypatch):
+    """The build (conf.py passes Sphinx's logger: a warning, an error under -W) says which
+    recording is stale and shows that notebook without outputs rather than old ones."""
+    pytest.importorskip("jupytext")
+    nbformat = pytest.importorskip("nbformat")
+    warnings = []
+    freeprob_docs.write_notebooks(tmp_path, warn=warnings.append)
+    assert warnings == []
+    shown = nbformat.read(tmp_path / "readout_head_count.ipynb", as_version=4)
+    assert any(c.get("outputs") for c in shown.cells if c.cell_type == "code")
+    monkeypatch.setattr(freeprob_docs, "source_hash", lambda path: "0" * 64)     # every source "changed"
+    freeprob_docs.write_notebooks(tmp_path, warn=warnings.append)
+    assert len(warnings) == len(freeprob_docs.RECORDED)
+    assert "notebooks/readout_head_count.py: its recorded outputs are stale" in " ".join(warnings)
+    shown = nbformat.read(tmp_path / "readout_head_count.ipynb", as_version=4)
+    assert not any(c.get("outputs") for c in shown.cells if c.cell_type == "code")
