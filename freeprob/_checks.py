@@ -9,7 +9,9 @@ the sampler (numpy only) uses it as well as the exact layers.  One wording every
   home is named so that it can be raised), the same phrase as the command line's
   ``expected an integer from 1 to 50000 (freeprob.laws.law.MAX_DPS)``;
 * ``<who>: <name> must be a finite real number ≥ 0; got -1``;
-* ``<who>: <name> must be one of ('a', 'b'); got 'c'``.
+* ``<who>: <name> must be one of ('a', 'b'); got 'c'``;
+* in a list, the bad item by its place and value: ``<who>: item 2 of <name> must be an
+  integer ≥ 64; got 'abc'`` (:func:`check_ints`, :func:`check_reals`).
 
 ``who`` is the function or class the caller called; ``name`` the argument.  Either may be
 empty, and ``name`` may carry its own wording (``"`n` of `Dimensions`"``).
@@ -25,8 +27,8 @@ from fractions import Fraction
 
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["as_fraction", "check_beta", "check_choice", "check_int", "check_real", "describe_int",
-           "parse_beta", "subject"]
+__all__ = ["as_fraction", "check_beta", "check_choice", "check_int", "check_ints", "check_real",
+           "check_reals", "describe_int", "parse_beta", "subject"]
 
 #: decimal and rational literals accepted as exact numbers (exponent at most 4 digits, so
 #: that no literal builds a huge integer)
@@ -107,6 +109,67 @@ def check_real(value, who, name, *, minimum=None, maximum=None, strict=False) ->
             or (maximum is not None and v > maximum):
         raise FreeprobValueError(f"{text}; got {value!r}")
     return v
+
+
+def _items(value):
+    """The items of a list setting: a comma-separated string (items stripped; an empty item
+    stays, to be refused by its check), a list/tuple, or one value alone."""
+    if isinstance(value, str):
+        return [t.strip() for t in value.split(",")]
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def _item_name(name, i, count):
+    return f"item {i} of {name}" if count > 1 else name
+
+
+def check_ints(value, who, name, *, minimum=None, maximum=None, limit=None) -> tuple:
+    """Every item of a list of integers (:func:`check_int`), named by its place when one is
+    bad: ``explore beta-growth: item 2 of --ns must be an integer ≥ 64; got 'abc'``.
+
+    ``value`` is a comma-separated string (``"256,512"``; decimal integer items), a list or
+    tuple, or one integer.
+
+    Raises
+    ------
+    FreeprobValueError
+        An empty list, or the first bad item (its place, the allowed values, the item).
+
+    Source: this module (the one list check of every layer and of the command line).
+    """
+    items = _items(value)
+    if not items:
+        raise FreeprobValueError(f"{subject(who, name)} must list at least one {describe_int(minimum, maximum)}; "
+                                 "got none")
+    out = []
+    for i, v in enumerate(items, 1):
+        if isinstance(v, str) and re.fullmatch(r"[+-]?\d{1,100}", v):
+            v = int(v)
+        out.append(check_int(v, who, _item_name(name, i, len(items)), minimum=minimum, maximum=maximum,
+                             limit=limit))
+    return tuple(out)
+
+
+def check_reals(value, who, name, *, minimum=None, maximum=None, strict=False) -> tuple:
+    """Every item of a list of finite reals (:func:`check_real`), named by its place when
+    one is bad: ``item 2 of epsilons must be a finite real number > 0 and ≤ 1; got 'x'``.
+
+    ``value`` is a comma-separated string, a list or tuple, or one number.
+
+    Raises
+    ------
+    FreeprobValueError
+        An empty list, or the first bad item.
+
+    Source: this module.
+    """
+    items = _items(value)
+    if not items:
+        raise FreeprobValueError(f"{subject(who, name)} must list at least one number; got none")
+    return tuple(check_real(v, who, _item_name(name, i, len(items)), minimum=minimum, maximum=maximum,
+                            strict=strict) for i, v in enumerate(items, 1))
 
 
 def check_choice(value, allowed, who, name, *, hint=""):

@@ -14,7 +14,12 @@ computed; :func:`write_output` writes it:
   replaced; a FIFO without a reader is refused instead of waiting; a block device
   needs ``--force``; a socket is refused;
 - write errors name the path the user gave (``cannot write /dev/full: No space left
-  on device``), never the temporary file.
+  on device``), never the temporary file;
+- a file is written only where a file can be created: :func:`check_output` tries (a
+  temporary file, removed at once) and refuses a path in a directory that takes no new
+  file, saying why (``cannot write --csv '/proc/version': no file can be created in
+  '/proc' (a special file system: /proc takes no new files)``) rather than a misleading
+  ``No such file or directory`` after the computation (:func:`creation_problem`).
 
 It lives in the experiments layer so that the reports of :mod:`freeprob.experiments.verify` use it
 without importing the command line; :mod:`freeprob.cli.files` (old name
@@ -33,8 +38,8 @@ from pathlib import Path
 
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["STDOUT", "check_output", "check_outputs", "is_stdout", "is_stream", "write_output",
-           "status_stream"]
+__all__ = ["STDOUT", "check_output", "check_outputs", "creation_problem", "is_stdout", "is_stream",
+           "write_output", "status_stream"]
 
 #: the path that means standard output
 STDOUT = "-"
@@ -76,6 +81,58 @@ def _descriptor(path):
             p = os.path.join(head, os.readlink(p))
         except (OSError, ValueError):
             return None
+    return None
+
+
+def _why_not(exc, directory):
+    """Words for an ``OSError`` raised creating a file in the existing ``directory``."""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):        # the directory is there: it takes no files
+        return f"a special file system: {directory} takes no new files"
+    if exc.errno == errno.EROFS:
+        return "a read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return exc.strerror or str(exc)
+
+
+def creation_problem(directory):
+    r"""Why no file can be created in ``directory`` (or, when it does not exist yet, in its
+    nearest existing ancestor, where its folders would be made), else ``None``.
+
+    Tried for real: a temporary file is created there and removed at once (permission
+    bits say nothing for root, nor for ``/proc``, ``/sys`` or a read-only mount).
+
+    Parameters
+    ----------
+    directory : str or path-like
+
+    Returns
+    -------
+    str or None
+        ``"no file can be created in '/proc' (a special file system: /proc takes no new
+        files)"``, ``"'x' is not a directory"``, …; ``None`` when a file can be created.
+
+    Raises
+    ------
+    Nothing.
+
+    Source: this module.
+    """
+    d = Path(os.path.abspath(directory))
+    while not os.path.lexists(d) and d != d.parent:
+        d = d.parent
+    if not d.is_dir():
+        return f"{str(d)!r} is not a directory"
+    probe = d / f".freeprob-probe.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        return f"no file can be created in {str(d)!r} ({_why_not(exc, d)})"
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:                              # pragma: no cover - created but not removable
+        pass
     return None
 
 
@@ -221,6 +278,11 @@ def check_output(path, *, force, who, flag):
     if not os.path.isdir(parent):
         raise FreeprobValueError(f"{who}: cannot write {flag} {name!r}{link}: the directory {parent!r} does "
                                  "not exist")
+    if kind in ("new", "file"):                  # written through a new file beside it, renamed into place
+        problem = creation_problem(parent)
+        if problem:
+            raise FreeprobValueError(f"{who}: cannot write {flag} {name!r}{link}: {problem}; give a path in a "
+                                     "directory you can write (or '-' for standard output)")
 
 
 def check_outputs(targets, *, force, who):
@@ -394,6 +456,9 @@ def _write_replace(name, write, binary):
             break
         except FileExistsError:
             continue
+        except OSError as exc:                   # say why, not a bare "No such file or directory"
+            raise OSError(exc.errno, f"no file can be created in {str(target.parent)!r} to write it "
+                                     f"({_why_not(exc, target.parent)})", name) from None
     else:                                        # pragma: no cover - 100 random names taken
         raise OSError(errno.EEXIST, "cannot create a temporary file beside it", name)
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from freeprob.cli import build_parser, main
-from freeprob.cli.sweep_commands import AGGREGATE_COLUMNS, aggregate_rows
+from freeprob.cli.sweep_commands import AGGREGATE_COLUMNS, VERIFY_EXAMPLE, aggregate_rows
 from freeprob.experiments.stats import mean_interval
 from freeprob.experiments.store import RESULT_COLUMNS, STORE_FORMAT, ResultStore
 
@@ -207,20 +207,24 @@ def _examples():
     for name, p in [("sweep", sweep), ("show", ssub.choices["show"]), ("export", ssub.choices["export"])]:
         m = re.search(r"example: (freeprob .+)$", " ".join(p.format_help().split()))
         assert m, f"{name} --help has no example"
-        out[name] = shlex.split(m.group(1))
+        first, _, then = m.group(1).partition(" && ")
+        assert first == VERIFY_EXAMPLE          # the store comes from the verify example
+        out[name] = shlex.split(then)
     return out
 
 
 @pytest.mark.parametrize("name", ["sweep", "show", "export"])
 def test_help_examples_run(name, tmp_path):
-    """The examples refer to ./freeprob-verify-quick, the --out of ``freeprob verify --quick``."""
+    """The sweep part of each example (after the verify example that makes the store; the
+    whole line runs in a fresh directory in tests/test_cli_examples.py), here on a small
+    store built in place of the verify example's."""
     if not SCRIPT.exists():
         pytest.skip("the freeprob console script is not installed")
     if name == "export":
         pytest.importorskip("pyarrow")
     argv = _examples()[name]
     assert argv[:2] == ["freeprob", "sweep"]
-    _build(tmp_path / "freeprob-verify-quick")
+    _build(tmp_path / shlex.split(VERIFY_EXAMPLE)[-1])
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     proc = subprocess.run([str(SCRIPT), *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300, check=False)

@@ -235,3 +235,48 @@ def test_cli_ball_prints_digits_whose_radius_covers_the_truth(capsys):
     with mpmath.workdps(50):
         assert abs(mpmath.mpf(value) - 1 / mpmath.pi) <= radius
         assert radius < 1e-30
+
+
+def _digits(value, dps):
+    """A plain result (mpmath or sympy, real or complex) as (real, imag) decimal strings."""
+    with mpmath.workdps(dps + 5):
+        value = mpmath.mpc(mpmath.mpmathify(sp.N(value, dps + 5)) if isinstance(value, sp.Basic) else value)
+        return mpmath.nstr(value.real, dps), mpmath.nstr(value.imag, dps)
+
+
+@pytest.mark.parametrize("what", ["density", "density_grid", "cdf", "quantile", "cauchy_real", "cauchy",
+                                  "support", "atoms"])
+def test_a_printed_ball_shows_what_is_proven(what):
+    """Issue 26: ``print(law.density(0, dps=30, ball=True))`` showed python-flint's global 15
+    digits with a radius of 3e-16.  Every ``ball=True`` result prints the digits it proves:
+    read back from its text, it contains the ball itself and a value computed at 45 digits,
+    and is as narrow as ``dps`` asks; python-flint's global precision is left alone."""
+    dps = 30
+    law = MarchenkoPastur(2)                               # an atom at 0 (mass 1/2), irrational edges
+    get = {
+        "density": lambda d, b: law.density(1, dps=d, ball=b),
+        "density_grid": lambda d, b: law.density([0.5, 1, 2], dps=d, ball=b)[1],
+        "cdf": lambda d, b: law.cdf(1, dps=d, ball=b),
+        "quantile": lambda d, b: law.quantile(Fraction(3, 4), dps=d, ball=b),
+        "cauchy_real": lambda d, b: law.cauchy(-1, dps=d, ball=b),
+        "cauchy": lambda d, b: law.cauchy(1 + 1j, dps=d, ball=b),
+        "support": lambda d, b: law.support(dps=d, ball=b)[0][1],
+        "atoms": lambda d, b: law.atoms(dps=d, ball=b)[0][1],
+    }[what]
+    ball, ref = get(dps, True), _digits(get(dps + 15, False), dps + 15)
+    text = str(ball)
+    assert repr(ball) == text and flint.ctx.dps == 15
+    if isinstance(ball, acb):                              # "[re +/- r] - [im +/- r]j" (Im G < 0 above)
+        re_text, im_text = text.removesuffix("j").split(" - ")
+        pieces = [(ball.real, re_text, ref[0], 1), (ball.imag, im_text, ref[1], -1)]
+    else:
+        pieces = [(ball, text, ref[0], 1)]
+    flint.ctx.prec = 400                                   # reading and comparing: no rounding
+    try:
+        for b, piece, r, sign in pieces:
+            shown = sign * arb(piece)
+            assert shown.contains(b)                       # nothing of the proven ball is lost
+            assert shown.contains(arb(r))
+            assert shown.rad() <= arb(10) ** (1 - dps) * abs(arb(r))
+    finally:
+        flint.ctx.prec = 53

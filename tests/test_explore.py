@@ -1,7 +1,9 @@
 """Issue 19: general inputs (sampler, input-Gram law) and the β-growth frontier, at small n."""
 import math
+import re
 
 import numpy as np
+
 import pytest
 import sympy as sp
 
@@ -201,7 +203,12 @@ def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch)
     assert first["computed"] == 1
     (row,) = first["rows"]
     assert row["beta_low"] <= 1.0 < row["beta_high"] and row["beta_high"] - row["beta_low"] < 0.02
-    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 0   # resumed
+    # issue 26: an earlier figure a --no-figures run does not rewrite is moved aside, never removed
+    (tmp_path / "beta_frontier.png").write_bytes(b"\x89PNG of an earlier run")
+    again = explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)
+    assert again["computed"] == 0                                                           # resumed
+    assert not (tmp_path / "beta_frontier.png").exists() and "moved to" in again["set_aside"][0]
+    assert (tmp_path / "beta_frontier.earlier-1.png").read_bytes() == b"\x89PNG of an earlier run"
     other = explore_beta.run_beta_growth(tmp_path, epsilons=(0.02,), **kw)
     assert other["computed"] == 1 and other["rows"][0]["beta_low"] <= 2.0 < other["rows"][0]["beta_high"]
     monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")
@@ -273,13 +280,34 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
 @pytest.mark.parametrize("argv, match", [
     (["inputs", "--ns", "128"], "--ns belong"),
     (["beta-growth", "--beta", "2"], "--beta belong"),
-    (["beta-growth", "--ns", "128,128"], "must be distinct"),
-    (["beta-growth", "--ns", "128.5"], "comma-separated integers"),
+    (["beta-growth", "--ns", "128,128"], "lists 128 twice"),
+    (["beta-growth", "--ns", "128.5"], "argument --ns: expected an integer ≥ 64; got '128.5'"),
+    # a bad item of a list is named by its place and value (issue 26)
+    (["beta-growth", "--ns", "128,abc"], "argument --ns: item 2 of '128,abc': expected an integer ≥ 64; got 'abc'"),
+    (["beta-growth", "--ns", "128,100"], "multiple of 8; got 100"),
+    (["beta-growth", "--epsilons", "0.1,2"], "argument --epsilons: item 2 of '0.1,2': expected a number in (0, 1)"),
 ])
 def test_explore_cli_refuses_misplaced_or_bad_options(argv, match, tmp_path, capsys):
     from freeprob.cli import main
-    assert main(["explore", *argv, "--out", str(tmp_path / "x")]) == 2
+    try:
+        status = main(["explore", *argv, "--out", str(tmp_path / "x")])
+    except SystemExit as exc:               # refused by argparse
+        status = exc.code
+    assert status == 2
     assert match in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(ns=(128, "abc")), "item 2 of ns must be an integer ≥ 64; got 'abc'"),
+    (dict(ns="256,32"), "item 2 of ns must be an integer ≥ 64; got 32"),
+    (dict(epsilons=(0.01, 0.5, 2)), "item 3 of epsilons must be a finite real number > 0 and ≤ 1; got 2"),
+    (dict(epsilons=(0.01, 1)), "item 2 is 1"),
+])
+def test_beta_growth_names_the_bad_item(kw, match, tmp_path):
+    from freeprob.experiments.explore_beta import run_beta_growth
+    with pytest.raises(FreeprobValueError, match=re.escape(match)):
+        run_beta_growth(tmp_path / "x", quick=True, **kw)
     assert not (tmp_path / "x").exists()
 
 

@@ -8,6 +8,7 @@ pointing at it is written to a temporary directory put first on ``JUPYTER_PATH``
 """
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -15,7 +16,11 @@ import pytest
 
 jupytext = pytest.importorskip("jupytext")
 nbclient = pytest.importorskip("nbclient")
+nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("ipykernel")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+import freeprob_docs  # noqa: E402  (the recorded tutorial outputs)
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.py"))
 KERNEL = "freeprob-notebook-test"
@@ -66,6 +71,38 @@ def test_notebook_runs(path, kernel_env):
     pngs = list(kernel_env.glob("*.png"))
     assert pngs, f"{path.name} wrote no figure to FREEPROB_NOTEBOOK_OUT"
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+    if path.stem in freeprob_docs.RECORDED:      # the docs show recorded outputs: still what it prints
+        recorded = nbformat.read(freeprob_docs.OUTPUTS / f"{path.stem}.ipynb", as_version=4)
+        got = [_text(c, kernel_env) for c in nb.cells if c.cell_type == "code"]
+        want = [_text(c, None) for c in recorded.cells if c.cell_type == "code"]
+        assert len(got) == len(want) and all(_same_printout(a, b) for a, b in zip(got, want)), \
+            f"{path.name} prints other outputs than docs/tutorials/outputs/{path.stem}.ipynb records: run " \
+            f"`python docs/_ext/freeprob_docs.py record {path.stem}`"
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _text(cell, out):
+    """The printed text of a code cell, the figure folder written as the recording writes it."""
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+    return text.replace(str(out) + "/", "") if out is not None else text
+
+
+def _ulp(token):
+    """One unit in the last printed digit of a number token."""
+    mant, _, exp = token.lower().partition("e")
+    decimals = len(mant.split(".")[1]) if "." in mant else 0
+    return 10.0 ** (int(exp or 0) - decimals)
+
+
+def _same_printout(a, b):
+    """Equal texts, numbers allowed to differ by one unit in their last printed digit (a float
+    rounding the other way on another BLAS)."""
+    if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
+        return False
+    return all(x == y or abs(float(x) - float(y)) <= 1.01 * max(_ulp(x), _ulp(y))
+               for x, y in zip(_NUMBER.findall(a), _NUMBER.findall(b)))
 
 
 def test_kernel_is_this_interpreter(kernel_env):

@@ -92,3 +92,49 @@ def test_every_public_name_has_one_api_entry():
                 obj = getattr(__import__(module, fromlist=[name]), name)
                 assert not getattr(obj, "__module__", "").startswith("freeprob"), (module, name)
     assert "freeprob.laws.law.Law" in homes and "freeprob.laws.families.Semicircle" in homes
+
+
+def _verify_run():
+    """The figures of the README's verify table (the one copy of the default run): the
+    softmax–GE relW1 range, the finite-width ratio line, the top-eigenvalue line and the
+    per-row top eigenvalue and edge."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- verify-table -->")[1].split("<!-- /verify-table -->")[0]
+    rng = re.search(r"softmax–GE mean relative distance \(out\), ours: relW1 ([\d.]+)%–([\d.]+)%", block)
+    ratio = re.search(r"median ratio relW1\(SM–fw\)/relW1\(SM–th\) ([\d.]+) \(range ([\d.]+)–([\d.]+)\)", block)
+    top = re.search(r"within ([\d.]+)% \(median; largest ([\d.]+)%\), GE edge within ([\d.]+)% "
+                    r"\(largest ([\d.]+)%\)", block)
+    rows = {}
+    for line in block.splitlines():                  # the second table: top eig SM, GE, edge
+        cells = line.split()
+        if len(cells) == 12 and cells[1] in ("independent", "gqa(8)", "mqa", "tied"):
+            rows[cells[0]] = dict(top_sm=cells[6], edge=cells[8])
+    assert rng and ratio and top and len(rows) == 7, "the README's verify table lost its summary lines"
+    return dict(lo=rng[1], hi=rng[2], median=ratio[1], rlo=ratio[2], rhi=ratio[3], top=top[1],
+                top_max=top[2], edge_max=top[4], rows=rows)
+
+
+def test_docs_quote_the_verify_run_they_cite():
+    """Issue 26: docs/guide/verify.md quoted "1.6 %, largest 5.6 %" for the top eigenvalue
+    where the run prints 0.9 % / 2.1 %.  Every figure of the default run quoted in prose
+    (README, the verify guide, theory §7) is the one in the README's table."""
+    run = _verify_run()
+    r = run["rows"]
+    expected = {   # phrase (regex, numbers as groups) -> the values of the run
+        r"our mean relative W1 is ([\d.]+) %–([\d.]+) %": (run["lo"], run["hi"]),
+        r"relW1 ratio ([\d.]+)–([\d.]+), median ([\d.]+)": (run["rlo"], run["rhi"], run["median"]),
+        r"\(median ratio ([\d.]+), range ([\d.]+)–([\d.]+)\)": (run["median"], run["rlo"], run["rhi"]),
+        r"within ([\d.]+) % (?:of softmax |of the softmax mean )?\(median; largest -?([\d.]+) %":
+            (run["top"], run["top_max"]),
+        r"the limit edge misses it by up to ([\d.]+) %": (str(round(float(run["edge_max"]))),),
+        r"top eigenvalue ([\d.]+) vs edge ([\d.]+) for LLaMA": (r["llama2-7b"]["top_sm"], r["llama2-7b"]["edge"]),
+    }
+    found = {}
+    for path in (ROOT / "README.md", DOCS / "guide" / "verify.md", DOCS / "theory.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        for pattern, values in expected.items():
+            for m in re.finditer(pattern, text):
+                found.setdefault(pattern, []).append(path.name)
+                assert m.groups() == values, f"{path.name}: {m.group(0)!r} but the run has {values}"
+    assert set(found) == set(expected), f"phrases no longer found: {set(expected) - set(found)}"
+    assert {"README.md", "verify.md", "theory.md"} <= {p for v in found.values() for p in v}

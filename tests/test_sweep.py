@@ -5,9 +5,12 @@ reached by its address standing in for "an existing cluster".  The toy cell func
 live in this module, which the worker processes cannot import: it is registered with
 cloudpickle to travel by value.
 """
+import contextlib
+import socket
 import sys
 import threading
 import time
+import warnings
 
 import cloudpickle
 
@@ -60,10 +63,19 @@ def test_local_cluster_matches_in_process(tmp_path):
     with ResultStore(tmp_path / "seq.sqlite") as st, Executor(workers=1) as ex:
         st.begin_sweep("s", "toy", {})
         seq = run_cells(cells, st, "s", ex, progress=False)
-    with ResultStore(tmp_path / "par.sqlite") as st, Executor(workers=2) as ex:
+    # Dask's default port 8787 held by someone else (here, or by the program that already holds
+    # it): the cluster starts without "Port 8787 is already in use" (issue 26)
+    busy = socket.socket()
+    with contextlib.suppress(OSError):
+        busy.bind(("127.0.0.1", 8787))
+        busy.listen()
+    with busy, warnings.catch_warnings(record=True) as caught, \
+            ResultStore(tmp_path / "par.sqlite") as st, Executor(workers=2) as ex:
+        warnings.simplefilter("always")
         assert ex.cluster is not None and len(ex.client.scheduler_info()["workers"]) == 2
         st.begin_sweep("s", "toy", {})
         par = run_cells(list(reversed(cells)), st, "s", ex, progress=False)
+    assert not [w for w in caught if "already in use" in str(w.message)]
     assert seq.computed == par.computed == 6 and not seq.failed and not par.failed
     keys = [c.key for c in cells]
     assert _stored(tmp_path / "seq.sqlite", keys) == _stored(tmp_path / "par.sqlite", keys)
@@ -94,7 +106,8 @@ def test_rerun_skips_done_cells_and_retries_failed_ones(tmp_path):
 def test_existing_cluster_by_address(tmp_path):
     from distributed import LocalCluster
     cells = _cells(4)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      **sweep_mod.LOCAL_CLUSTER_OPTIONS) as cluster:
         with ResultStore(tmp_path / "a.sqlite") as st, Executor(scheduler=cluster.scheduler_address) as ex:
             assert ex.workers == 2 and cluster.scheduler_address in ex.description
             st.begin_sweep("s", "toy", {})
@@ -115,7 +128,8 @@ def test_workers_of_another_version_are_refused(monkeypatch):
         return "0.0.0/store0" if threading.current_thread() is not threading.main_thread() else real()
 
     monkeypatch.setattr(sweep_mod, "_worker_version", fake)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      **sweep_mod.LOCAL_CLUSTER_OPTIONS) as cluster:
         with pytest.raises(SchedulerError,
                            match=r"runs other freeprob code \(0.0.0/store0\).*Install the same"):
             Executor(scheduler=cluster.scheduler_address)
@@ -163,7 +177,8 @@ def test_a_port_that_is_not_a_dask_scheduler_fails_fast():
 
 def test_a_worker_address_is_not_a_scheduler():
     from distributed import LocalCluster
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      **sweep_mod.LOCAL_CLUSTER_OPTIONS) as cluster:
         worker = next(iter(cluster.scheduler.workers))
         with pytest.raises(SchedulerError, match="is not a Dask scheduler .*'Worker'"):
             Executor(scheduler=worker)

@@ -61,6 +61,29 @@ def test_bounded_integer_options_name_the_limit(capsys, argv, limit):
     assert limit in err and "positive integer" not in err
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["verify", "--n", "128,abc"], "argument --n: item 2 of '128,abc': expected an integer ≥ 2; got 'abc'"),
+    (["verify", "--n", "128,256,1"], "item 3 of '128,256,1': expected an integer ≥ 2; got 1"),
+    (["verify", "--beta", "1,abc"], "argument --beta: item 2 of '1,abc': beta must be a number in [1/100, 5]"),
+    (["verify", "--beta", "0.5,9"], "item 2 of '0.5,9': beta must satisfy 1/100 ≤ β ≤ 5"),
+    (["explore", "beta-growth", "--ns", "128,abc"], "argument --ns: item 2 of '128,abc': expected an integer ≥ 64"),
+])
+def test_a_bad_item_of_a_list_option_is_named(capsys, tmp_path, argv, says):
+    """Issue 26: a list flag names the bad item by its place and value, before anything runs."""
+    status, out, err = _run(capsys, *argv, "--out", str(tmp_path / "o"))
+    assert status == 2 and out == "" and says in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_verify_settings_name_the_bad_size(tmp_path):
+    from freeprob.experiments.verify import VerifySettings
+    with pytest.raises(FreeprobValueError, match="item 2 of n must be an integer ≥ 2; got 'x'"):
+        VerifySettings(n="128,x", out=tmp_path)
+    with pytest.raises(FreeprobValueError, match="item 3 of n must be an integer ≥ 2; got 1"):
+        VerifySettings(n=(128, 256, 1), out=tmp_path)
+    assert VerifySettings(n="128, 256", out=tmp_path).sizes == (128, 256)
+
+
 def test_the_dps_limit_is_read_when_parsing(capsys, monkeypatch):
     import freeprob.laws.law
     monkeypatch.setattr(freeprob.laws.law, "MAX_DPS", 40)
@@ -161,7 +184,7 @@ def test_sweep_export_to_standard_output(capsys, tmp_path, monkeypatch):
     assert f"wrote {len(rows) - 1} rows to standard output" in err
 
 
-def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path):
+def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path, capsys):
     parser = build_parser()
     for cmd in (["verify"], ["readout", "list"]):
         for flag in ("--no-figures", "--no-figure"):
@@ -170,10 +193,67 @@ def test_no_figures_both_spellings_no_empty_or_stale_figures(tmp_path):
     assert _tiny_verify(out, "--no-figures") == 0
     assert not (out / "figures").exists()                        # no empty figures/
     assert _tiny_verify(out) == 0
-    assert sorted(p.name for p in (out / "figures").iterdir()) == ["histograms.png", "qq.png"]
-    assert _tiny_verify(out, "--no-figure") == 0                 # the earlier run's figures are removed
-    assert not (out / "figures").exists()
+    figures = {p.name: p.read_bytes() for p in (out / "figures").iterdir()}
+    assert sorted(figures) == ["histograms.png", "qq.png"]
+    capsys.readouterr()
+    # issue 26: a rerun with --no-figures removed the earlier run's figures without a word.  Of the
+    # same settings and code, they show these results: kept, and said so
+    assert _tiny_verify(out, "--no-figure") == 0
+    assert {p.name: p.read_bytes() for p in (out / "figures").iterdir()} == figures
+    assert "figures/histograms.png is kept: it shows these results" in capsys.readouterr().err
+    # of other settings (3 seeds): moved aside under a name that says so, nothing removed or mixed
+    assert _tiny_verify(out, "--no-figures", "--seeds", "3") == 0
+    err = capsys.readouterr().err
+    moved = {p.name: p.read_bytes() for p in (out / "figures").iterdir()}
+    assert sorted(moved.values()) == sorted(figures.values()) and not set(moved) & set(figures)
+    assert all(re.fullmatch(r"(histograms|qq)\.earlier-[0-9a-f]{10}\.png", n) for n in moved)
+    assert "showed the results of other settings or code, and this run writes none: moved to" in err
     assert "figures/" not in (out / "table.txt").read_text(encoding="utf-8")
+    assert _tiny_verify(out, "--seeds", "3") == 0                 # figures of 3 seeds; the earlier ones stay
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted([*moved, "histograms.png", "qq.png"])
+
+
+def test_a_report_a_run_does_not_rewrite_is_never_removed(tmp_path):
+    """The rule behind readout's and verify's --no-figures (ReportDir.begin): a report of this
+    kind that the run does not write stays if the manifest says it shows this run's results,
+    else is moved aside (an earlier manifest without run identities counts as other results),
+    never onto a file of the user's."""
+    import json
+    from freeprob.experiments.reports import MANIFEST, ReportDir
+    out, store = tmp_path / "r", tmp_path / "r" / "results.sqlite"
+    with ReportDir(out, store, who="readout") as rd:
+        rd.check(["c.txt", "c.png"])
+        rd.open()
+        rd.begin(["c.txt", "c.png"], run="aaaaaaaaaa")
+        for f in ("c.txt", "c.png"):
+            rd.target(f).write_text(f"{f} of run a")
+    with ReportDir(out, store, who="readout") as rd:            # the same settings, no figure
+        rd.check(["c.txt"])
+        assert rd.begin(["c.txt"], keep=["c.png"], run="aaaaaaaaaa") == [
+            f"readout: {out / 'c.png'} is kept: it shows these results (an earlier run of the same settings and "
+            "code wrote it)"]
+        rd.target("c.txt").write_text("c.txt of run a again")
+    assert (out / "c.png").read_text() == "c.png of run a"
+    (out / "c.earlier-bbbbbbbbbb.png").write_text("the user's own")
+    with ReportDir(out, store, who="readout") as rd:            # other settings, no figure
+        rd.check(["c.txt"])
+        (note,) = rd.begin(["c.txt"], keep=["c.png"], run="bbbbbbbbbb")
+        rd.target("c.txt").write_text("c.txt of run b")
+    assert "moved to" in note and not (out / "c.png").exists()
+    assert (out / "c.earlier-aaaaaaaaaa.png").read_text() == "c.png of run a"
+    assert (out / "c.earlier-bbbbbbbbbb.png").read_text() == "the user's own"
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["runs"] == {"c.earlier-aaaaaaaaaa.png": "aaaaaaaaaa", "c.txt": "bbbbbbbbbb"}
+    del manifest["runs"]                                         # a manifest of an earlier freeprob
+    manifest["files"].append("c.png")
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    (out / "c.png").write_text("c.png of an unknown run")
+    (out / "c.earlier-unknown.png").write_text("the user's too")
+    with ReportDir(out, store, who="readout") as rd:
+        rd.check(["c.txt"])
+        rd.begin(["c.txt"], keep=["c.png"], run="bbbbbbbbbb")
+    assert (out / "c.earlier-unknown-2.png").read_text() == "c.png of an unknown run"
+    assert (out / "c.earlier-unknown.png").read_text() == "the user's too"
 
 
 def _panels(seeds=3, n=64):
@@ -322,6 +402,42 @@ def test_a_failed_rename_names_the_users_path_and_leaves_no_temporary_file(capsy
     monkeypatch.setattr(cliutil.os, "replace", refuse)
     status, _, err = _density_to(capsys, tmp_path / "d.csv")
     assert status == 2 and err == f"freeprob: error: cannot write {tmp_path / 'd.csv'}: Read-only file system\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
+def test_a_directory_that_takes_no_files_is_refused_saying_why(capsys, tmp_path):
+    """Issue 26: /proc/version is a regular file, but /proc takes no new file, so it cannot
+    be replaced: refused before anything is computed, saying so (not "No such file or
+    directory"); the same for the output directories of verify, readout and explore."""
+    status, out, err = _run(capsys, "density", "Semicircle(0, 1)", "--grid", "0:1:3", "--csv", "/proc/version",
+                            "--force")
+    assert status == 2 and out == "" and "No such file" not in err
+    assert ("density: cannot write --csv '/proc/version': no file can be created in '/proc' (a special file "
+            "system: /proc takes no new files)") in err
+    for argv in (["verify", "--quick"], ["readout", "head-count", "--quick"], ["explore", "inputs", "--quick"]):
+        status, out, err = _run(capsys, *argv, "--out", "/proc/freeprob-out")
+        assert status == 2, argv
+        assert "cannot write to the output directory '/proc/freeprob-out' (no file can be created in '/proc'" in err
+
+
+def test_a_file_that_cannot_be_created_at_write_time_says_why(capsys, tmp_path, monkeypatch):
+    """The directory stops taking files between the check and the write: the error says that
+    no file can be created there (the temporary file of the atomic replace), for the user's path."""
+    import errno
+    import freeprob._files as files
+    real_open = files.os.open
+
+    def no_new_file(path, flags, *args):
+        if ".d.csv." in str(path):               # the temporary file beside d.csv
+            raise OSError(errno.ENOENT, "No such file or directory", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(files.os, "open", no_new_file)
+    status, _, err = _density_to(capsys, tmp_path / "d.csv")
+    assert status == 2 and err == (f"freeprob: error: cannot write {tmp_path / 'd.csv'}: no file can be created in "
+                                   f"'{tmp_path}' to write it (a special file system: {tmp_path} takes no new "
+                                   "files)\n")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -286,7 +286,8 @@ def test_workers_without_freeprob_are_named_and_counts_are_singular(monkeypatch)
             return real()
         raise ModuleNotFoundError("No module named 'freeprob'", name="freeprob")
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      **sweep_mod.LOCAL_CLUSTER_OPTIONS) as cluster:
         with Executor(scheduler=cluster.scheduler_address) as ex:
             assert ex.description == f"Dask cluster at {cluster.scheduler_address} (1 worker)"
         monkeypatch.setattr(sweep_mod, "_worker_version", missing)

@@ -5,7 +5,16 @@
   a name re-exported elsewhere is listed there as a link to its home, never documented twice.
 * :func:`write_api_pages` writes one reStructuredText page per layer (``docs/api/generated/``).
 * :func:`write_notebooks` converts ``notebooks/*.py`` (jupytext percent format) to ``.ipynb``
-  under ``docs/tutorials/generated/`` for myst-nb.
+  under ``docs/tutorials/generated/`` for myst-nb; the notebooks too slow to run at every
+  build (:data:`RECORDED`, the readout comparisons) are shown with the outputs recorded in
+  ``docs/tutorials/outputs/`` by :func:`record_outputs` (``python docs/_ext/freeprob_docs.py
+  record``), each stamped with the hash of the source it ran (:func:`source_hash`); a stale
+  one is a build warning (an error under ``-W``) and a test failure.
+* :func:`mathjax_static` copies MathJax (from the ``django-static-mathjax`` package of the
+  ``docs`` extra; it needs no Django) into the site's ``_static/mathjax/``, so that the math
+  renders offline; :func:`remote_assets` lists what a built page would load from another
+  host (``.ci/run`` checks that the real build loads nothing: ``python
+  docs/_ext/freeprob_docs.py offline DIR``).
 * :func:`strip_bibliography` keeps the ``.. [KEY]`` entries of :mod:`freeprob.references` out
   of its API entry: ``docs/references.md`` is the one place that defines them for Sphinx.
 
@@ -194,18 +203,166 @@ def kernelspec(tmp):
         [str(Path(tmp) / "jupyter")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
 
 
-def write_notebooks(outdir=DOCS / "tutorials" / "generated"):
-    """Convert every ``notebooks/*.py`` to ``.ipynb`` (kernel :data:`KERNEL`) for myst-nb."""
+#: notebooks shown with recorded outputs instead of being executed at every build (10-70 s
+#: each; tests/test_notebooks.py runs them and compares their outputs with the recorded ones)
+RECORDED = ("readout_gqa_tying", "readout_head_count", "readout_sharing", "readout_temperature",
+            "readout_width_allocation")
+#: where the recorded notebooks (.ipynb with outputs) live
+OUTPUTS = DOCS / "tutorials" / "outputs"
+
+
+def source_hash(path):
+    """SHA-256 of a notebook's source file (``notebooks/NAME.py``), the stamp of its recording."""
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def recorded_state(name):
+    """``"current"``, ``"missing"`` or ``"stale"`` (the source changed since the recording)
+    for the recorded outputs of ``notebooks/NAME.py``."""
+    path = OUTPUTS / f"{name}.ipynb"
+    if not path.is_file():
+        return "missing"
+    import json
+    stamp = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("freeprob", {})
+    return "current" if stamp.get("source_sha256") == source_hash(ROOT / "notebooks" / f"{name}.py") else "stale"
+
+
+def write_notebooks(outdir=DOCS / "tutorials" / "generated", warn=None):
+    """Convert every ``notebooks/*.py`` to ``.ipynb`` (kernel :data:`KERNEL`) for myst-nb; a
+    notebook of :data:`RECORDED` is written with its recorded outputs when they are current,
+    else without outputs and ``warn(message)`` is called (Sphinx's logger in ``conf.py``)."""
     import jupytext
     import nbformat
     names = []
     for src in sorted((ROOT / "notebooks").glob("*.py")):
         nb = jupytext.read(src, fmt="py:percent")
+        if src.stem in RECORDED:
+            state = recorded_state(src.stem)
+            if state == "current":
+                nb = nbformat.read(OUTPUTS / f"{src.stem}.ipynb", as_version=4)
+            elif warn is not None:
+                warn(f"notebooks/{src.name}: its recorded outputs are {state} (the tutorial page shows none); "
+                     f"run `python docs/_ext/freeprob_docs.py record {src.stem}`")
         nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "freeprob docs",
                                      "language": "python"}
         _write_if_changed(outdir / f"{src.stem}.ipynb", nbformat.writes(nb))
         names.append(src.stem)
     return names
+
+
+def record_outputs(names=RECORDED, timeout=1800):
+    """Execute ``notebooks/NAME.py`` for each name (nbclient, a kernel of this interpreter,
+    one BLAS thread, figures written to a temporary folder, which the outputs call
+    ``FREEPROB_NOTEBOOK_OUT``) and write ``docs/tutorials/outputs/NAME.ipynb`` with its
+    outputs and the :func:`source_hash` of the source.  Returns the written paths.
+
+    Raises ``nbclient``'s ``CellExecutionError`` when a cell fails (nothing written for it)."""
+    import tempfile
+
+    import jupytext
+    import nbclient
+    import nbformat
+    written = []
+    with tempfile.TemporaryDirectory(prefix="freeprob-record-") as tmp:
+        kernelspec(tmp)
+        out = Path(tmp) / "out"
+        for name in names:
+            src = ROOT / "notebooks" / f"{name}.py"
+            nb = jupytext.read(src, fmt="py:percent")
+            nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=timeout,
+                                    resources={"metadata": {"path": str(out)}}).execute()
+            for cell in nb.cells:
+                cell.get("metadata", {}).pop("execution", None)         # no timestamps: stable files
+                for o in cell.get("outputs", []):
+                    if "text" in o:
+                        o["text"] = o["text"].replace(str(out) + "/", "").replace(str(out), ".")
+            nb.metadata["freeprob"] = {"source_sha256": source_hash(src),
+                                       "recorded_with": "python docs/_ext/freeprob_docs.py record"}
+            OUTPUTS.mkdir(parents=True, exist_ok=True)
+            path = OUTPUTS / f"{name}.ipynb"
+            path.write_text(nbformat.writes(nb), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+#: the MathJax script of the site, relative to ``_static`` (Sphinx's ``mathjax_path``)
+MATHJAX_PATH = "mathjax/tex-mml-chtml.js"
+#: what the combined TeX/MathML component loads at run time (relative to the MathJax root):
+#: the fonts, the TeX extensions it autoloads, the menu and the accessibility parts
+_MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y",
+                  "adaptors")
+
+
+def mathjax_root():
+    """The MathJax 3 distribution (``es5/``) of the installed ``django-static-mathjax``.
+
+    Raises ``RuntimeError`` naming the package when it is not installed."""
+    import importlib.util
+    spec = importlib.util.find_spec("mathjax")
+    roots = [Path(p) / "static" / "mathjax" for p in (spec.submodule_search_locations or [])] if spec else []
+    for root in roots:
+        if (root / "es5" / "tex-mml-chtml.js").is_file():
+            return root
+    raise RuntimeError("the documentation site bundles MathJax from the package django-static-mathjax "
+                       "(MathJax 3, no Django needed): pip install '.[docs]'")
+
+
+def mathjax_static(tmp):
+    """Copy the parts of MathJax the pages load (:data:`_MATHJAX_PARTS`, with MathJax's
+    license) to ``tmp/static/mathjax``; returns ``tmp/static``, a folder for
+    ``html_static_path`` (so the pages load ``_static/`` + :data:`MATHJAX_PATH`)."""
+    import shutil
+    root = mathjax_root()
+    dest = Path(tmp) / "static" / "mathjax"
+    for part in _MATHJAX_PARTS:
+        src = root / "es5" / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, dirs_exist_ok=True)
+        else:
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / part)
+    shutil.copy2(root / "LICENSE", dest / "LICENSE")
+    return str(dest.parent)
+
+
+def use_local_mathjax(app, tmp):
+    """In a Sphinx ``setup(app)``: serve MathJax from the site's ``_static/mathjax/``
+    (:func:`mathjax_static` into ``tmp``), never from a CDN."""
+    app.config.mathjax_path = MATHJAX_PATH
+    static = mathjax_static(tmp)
+    app.connect("builder-inited", lambda app: app.config.html_static_path.append(static))
+
+
+_TAG = re.compile(r"<(script|link|img|iframe|source|audio|video|embed|object)\b[^>]*>", re.I | re.S)
+_ATTR = re.compile(r"""\b(src|href|data)\s*=\s*["']([^"']*)["']""", re.I)
+_CSS_URL = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])([^"')\s]+)""", re.I)
+_REMOTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)
+
+
+def remote_assets(html_dir):
+    """What the built site at ``html_dir`` loads from another host: ``[(file, url)]`` for
+    every script, stylesheet, icon, image or media source with an absolute URL
+    (``https://…``, ``//…``) in its HTML pages and every ``url(…)``/``@import`` of one in its
+    CSS.  Links a reader follows (``<a href>``) are not loads and are not listed."""
+    found = []
+    root = Path(html_dir)
+    for page in sorted(root.rglob("*.html")):
+        for tag in _TAG.finditer(page.read_text(encoding="utf-8", errors="replace")):
+            name = tag.group(1).lower()
+            for attr, url in _ATTR.findall(tag.group(0)):
+                if name == "link" and attr.lower() == "href":
+                    rel = re.search(r"""\brel\s*=\s*["']([^"']*)["']""", tag.group(0), re.I)
+                    if rel and not {"stylesheet", "icon", "preload", "modulepreload", "manifest"} & set(
+                            rel.group(1).lower().split()):
+                        continue        # e.g. rel="canonical": not loaded
+                if _REMOTE.match(url):
+                    found.append((str(page.relative_to(root)), url))
+    for css in sorted(root.rglob("*.css")):
+        for url in _CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")):
+            if _REMOTE.match(url):
+                found.append((str(css.relative_to(root)), url))
+    return found
 
 
 _ENTRY = re.compile(r"^\.\. \[[A-Z][A-Z0-9]*\].*?(?=^\S|\Z)", re.M | re.S)
@@ -253,3 +410,25 @@ def drop_type_docstrings(app, what, name, obj, options, lines):
         doc = inspect.getdoc(type(obj)) or ""
         if doc and [ln for ln in lines if ln.strip()][:1] == doc.strip().splitlines()[:1]:
             lines[:] = []
+
+
+if __name__ == "__main__":     # .ci/run: offline DIR; by hand after a notebook changed: record [NAMES]
+    import sys
+    if len(sys.argv) >= 2 and sys.argv[1] == "record":
+        unknown = [n for n in sys.argv[2:] if n not in RECORDED]
+        if unknown:
+            sys.exit(f"record: {', '.join(unknown)}: not among the recorded notebooks {', '.join(RECORDED)}")
+        for p in record_outputs(tuple(sys.argv[2:]) or RECORDED):
+            print(f"wrote {p.relative_to(ROOT)}")
+        sys.exit(0)
+    if len(sys.argv) != 3 or sys.argv[1] != "offline":
+        sys.exit("usage: python docs/_ext/freeprob_docs.py offline HTML_DIR | record [NAME ...]")
+    if not (Path(sys.argv[2]) / "index.html").is_file():
+        sys.exit(f"{sys.argv[2]}: no built site (index.html) there")
+    remote = remote_assets(sys.argv[2])
+    for page, url in remote:
+        print(f"{page}: loads {url}", file=sys.stderr)
+    if remote:
+        sys.exit(f"the built site loads {len(remote)} asset(s) from other hosts (listed above): it must work "
+                 "offline")
+    print(f"{sys.argv[2]}: every script, stylesheet and font is local")

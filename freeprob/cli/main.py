@@ -34,11 +34,11 @@ from freeprob.cli.law_commands import (
     print_sequences,
     run_law_command,
 )
-from freeprob.cli.sweep_commands import add_sweep_command, run_sweep_command
+from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
 
-__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS"]
+__all__ = ["main", "PRESET_LAWS", "BROKEN_PIPE_STATUS", "MEASURED_TIMES"]
 
 #: exit status when the reader of standard output goes away (``freeprob sweep show DB | head -1``):
 #: 0, quietly, as for a complete run -- the reader took what it wanted
@@ -72,6 +72,22 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
     print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout)
 
 
+#: the run times the help texts quote, each measured, with the page that reports the
+#: measurements: tests/test_cli_examples.py checks that every time in a help text is one of
+#: these and that its page (and the README, for verify) quotes it, so a new measurement is
+#: made here and there together
+MEASURED_TIMES = {
+    "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
+    "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
+    "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
+    "explore --quick": ("4–19 min on 2 cores at load 9", "docs/guide/explore.md"),
+}
+
+
+def _time(what):
+    return MEASURED_TIMES[what][0]
+
+
 def _max_workers():
     from freeprob.experiments.sweep import max_local_workers
     return max_local_workers()
@@ -83,8 +99,9 @@ _WORKERS_ARG = bounded_int(1, _max_workers, limit="max(8, 2 × cores); use --sch
 
 def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the same value"):
     r"""The argparse ``type=`` of every list flag (``--configs``, ``--n``, ``--beta``,
-    ``--schemes``, ``--objects``): comma-separated items, none empty, each parsed by ``item``, and no value
-    twice (:func:`freeprob.core.params.check_unique`, the check of
+    ``--schemes``, ``--objects``; ``explore --ns``, ``--epsilons``): comma-separated items, none
+    empty, each parsed by ``item`` (a bad one named by its place: ``argument --ns: item 2 of
+    '128,abc': expected an integer ≥ 64; got 'abc'``), and no value twice (:func:`freeprob.core.params.check_unique`, the check of
     :class:`freeprob.experiments.verify.VerifySettings`, so the message is the same from Python).
 
     ``what`` names the items for the message; ``key`` the normal form compared for
@@ -95,7 +112,14 @@ def _list_arg(what, *, item=None, key=None, split=None, scalar=False, same="the 
         tokens = (split or (lambda t: [x.strip() for x in t.split(",")]))(text)
         if not tokens or not all(tokens):
             raise argparse.ArgumentTypeError(f"expected {what}, comma-separated, none empty; got {text!r}")
-        values = tuple(item(t) if item else t for t in tokens)
+        values = []
+        for i, tok in enumerate(tokens, 1):
+            try:
+                values.append(item(tok) if item else tok)
+            except (argparse.ArgumentTypeError, FreeprobValueError) as exc:    # name the bad item
+                where = f"item {i} of {text!r}: " if len(tokens) > 1 else ""
+                raise argparse.ArgumentTypeError(f"{where}{exc}") from None
+        values = tuple(values)
         try:
             check_unique(values, "", key=key, same=same)
         except FreeprobValueError as exc:
@@ -135,8 +159,29 @@ def _beta_key(text):
         return text                 # VerifySettings names the allowed range
 
 
+def _beta_item(text):
+    """One β of ``--beta``, checked as :class:`freeprob.experiments.verify.VerifySettings` does
+    (the range and why); kept as typed."""
+    from freeprob.experiments.verify import _parse_beta
+    _parse_beta(text)
+    return text
+
+
+def _epsilon_item(text):
+    """One threshold of ``explore --epsilons``: a number in (0, 1)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1) (e.g. 0.01); got {text!r}")
+    return v
+
+
 _size_list = _list_arg("integers ≥ 2", item=bounded_int(2), scalar=True)
-_beta_list = _list_arg("temperatures", key=_beta_key)
+_beta_list = _list_arg("temperatures", item=_beta_item, key=_beta_key)
+_ns_list = _list_arg("integers ≥ 64", item=bounded_int(64))
+_epsilon_list = _list_arg("thresholds in (0, 1)", item=_epsilon_item)
 def _config_key(text):
     from freeprob.experiments.configs import config_identity
     return config_identity(text)
@@ -199,11 +244,10 @@ def _verify_arguments(p):
 
     p.epilog = ("configurations: " + ", ".join(MODEL_CONFIGS) + " (or custom 'name:d=512,heads=8,d_head=64"
                 "[,scheme=gqa:2,context=..]'). Exit status: 0; 1 if an exact law could not be tabulated; "
-                "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
-                "--out freeprob-verify-example")
+                f"2 on bad input. example: {VERIFY_EXAMPLE}")
     p.add_argument("--quick", action="store_true",
-                   help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
-                        "output in ./freeprob-verify-quick")
+                   help=f"a smoke run ({_time('verify --quick')}): n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} "
+                        "initialisations (unless given), output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")
     p.add_argument("--n", type=_size_list, default=None,
@@ -230,7 +274,7 @@ def _verify_arguments(p):
                    help="draw GE independently of softmax (default: same Q, K, V, W_O)")
     p.add_argument("--no-finite-width", action="store_true",
                    help="skip the finite-width laws (freeprob.attention.finite_width): no SM–fw and "
-                        "top pred fw columns, one exact law per cell instead of two (1–6 s each)")
+                        f"top pred fw columns, one exact law per cell instead of two ({_time('finite-width law')})")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,
@@ -241,8 +285,8 @@ def _verify_arguments(p):
                    help="local Dask worker processes (default: the cores, at most 8; 1 runs in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the sweep on an existing Dask cluster (tcp://host:port); fails fast if unreachable")
-    _add_no_figures(p, "skip the figures (figures/ is then not created, and figures of an earlier run are "
-                       "removed)")
+    _add_no_figures(p, "skip the figures (figures of an earlier run stay if they show these settings, else "
+                       "are moved aside to figures/NAME.earlier-RUN.png; nothing is removed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--points", type=bounded_int(50), default=None,
                    help="density points per support interval of each exact law (default 1000; --quick 400; "
@@ -302,10 +346,12 @@ def _add_explore(sub):
                "example: freeprob explore inputs --quick --out freeprob-explore",
     )
     p.add_argument("what", choices=["inputs", "beta-growth"], help="which question")
-    p.add_argument("--quick", action="store_true", help="small sizes (minutes on 2 cores)")
+    p.add_argument("--quick", action="store_true", help=f"small sizes ({_time('explore --quick')})")
     p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
-    p.add_argument("--ns", default=None, help="beta-growth: comma-separated n (default 256,512,1024,2048)")
-    p.add_argument("--epsilons", default=None, help="beta-growth: thresholds (relative W1; default 0.01,0.02,0.05)")
+    p.add_argument("--ns", type=_ns_list, default=None,
+                   help="beta-growth: comma-separated n, multiples of 8 ≥ 64 (default 256,512,1024,2048)")
+    p.add_argument("--epsilons", type=_epsilon_list, default=None,
+                   help="beta-growth: thresholds in (0, 1) (relative W1; default 0.01,0.02,0.05)")
     p.add_argument("--beta", type=float, default=None, help="inputs: inverse temperature (default 0.5)")
     p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
     p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
@@ -338,13 +384,8 @@ def explore_command(args, out=None) -> int:
         print("preferred scheme (smaller m2/m1^2 of out): " + json.dumps(res["preferred"]), file=out)
     else:
         from freeprob.experiments.explore_beta import run_beta_growth
-        try:
-            ns = None if args.ns is None else tuple(int(t) for t in args.ns.split(","))
-            eps = tuple(float(t) for t in (args.epsilons or "0.01,0.02,0.05").split(","))
-        except ValueError:
-            raise FreeprobValueError("explore beta-growth: --ns takes comma-separated integers (e.g. 256,512), "
-                                     "--epsilons comma-separated numbers in (0, 1) (e.g. 0.01,0.05)") from None
-        res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, **kw)
+        res = run_beta_growth(args.out, ns=args.ns, epsilons=args.epsilons or (0.01, 0.02, 0.05),
+                              seeds=args.seeds, **kw)
         print("family,n,epsilon,beta_star,beta_low,beta_high", file=out)
         for r in res["rows"]:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)
@@ -356,6 +397,8 @@ def explore_command(args, out=None) -> int:
         if not res["fits"]:
             print("note: no fit: a fit needs a finite beta_star at 3 or more values of n", file=out)
     print("files: " + ", ".join(res["files"]), file=out)
+    for note in res.get("set_aside", ()):           # earlier outputs this run does not rewrite
+        print(f"note: explore {args.what}: {note}", file=sys.stderr)
     if res["failed"]:               # their rows are left out of the tables; a rerun retries only them
         print(f"freeprob: explore {args.what}: {len(res['failed'])} cell(s) failed and have no row "
               f"(the others are stored in {args.out}/results.sqlite; a rerun computes only the failed ones):",
@@ -391,14 +434,15 @@ def _readout_arguments(p):
                 + ". example: freeprob readout list")
     p.add_argument("name", choices=[*COMPARISONS, "all", "list"],
                    help="comparison to run, 'all', or 'list' to name them")
-    p.add_argument("--quick", action="store_true", help="small sizes (tens of seconds each)")
+    p.add_argument("--quick", action="store_true", help=f"small sizes ({_time('readout --quick')})")
     p.add_argument("--n", type=bounded_int(2), default=None, help="tokens (default: per comparison)")
     p.add_argument("--seeds", type=bounded_int(2), default=None,
                    help="initialisations (default: per comparison)")
     p.add_argument("--out", default="freeprob-readout",
                    help="output directory: NAME.txt/.json/.png and results.sqlite, the store of every measured "
                         "initialisation (default ./freeprob-readout)")
-    _add_no_figures(p, "skip the figures (a figure of an earlier run is removed)")
+    _add_no_figures(p, "skip the figures (a figure of an earlier run stays if it shows these settings, else "
+                       "is moved aside to NAME.earlier-RUN.png; nothing is removed)")
     p.add_argument("--force", action="store_true",
                    help="recompute the comparison even if a finished result is stored (measured initialisations "
                         "already in results.sqlite are still reused), run sizes above the cost limits "
@@ -512,7 +556,11 @@ def readout_command(args, out=None) -> int:
                 print((outdir / f"{name}.txt").read_text(encoding="utf-8"), file=out)
                 print(f"(stored result {stored}; --force recomputes)\n", file=out)
                 continue
-            reports.begin(files[name])       # the previous reports of this comparison go: none stale
+            # the previous reports of this comparison that this run writes again go (none stale); an
+            # earlier figure under --no-figures stays if it shows these settings, else is moved aside
+            for note in reports.begin(writes[name], keep=files[name][len(writes[name]):],
+                                      run=_readout_run(name, settings)):
+                print(f"note: {note}", file=sys.stderr, flush=True)
             try:
                 with allow_large() if args.force else contextlib.nullcontext():     # --force: any size
                     comp = run_comparison(name, quick=args.quick, n=args.n, seeds=args.seeds, store=store,
@@ -545,6 +593,15 @@ def readout_command(args, out=None) -> int:
               f"{', '.join(failed)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _readout_run(name, settings):
+    """What the reports of readout comparison ``name`` show: its settings and the code."""
+    import hashlib
+
+    from freeprob.experiments.store import code_version
+    text = json.dumps(dict(settings, name=name, code=code_version()), sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -29,7 +29,8 @@ from freeprob._text import text_table
 from freeprob.cli.files import STDOUT, check_outputs, status_stream, write_output
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["AGGREGATE_COLUMNS", "PARQUET_TYPES", "add_sweep_command", "aggregate_rows", "run_sweep_command"]
+__all__ = ["AGGREGATE_COLUMNS", "PARQUET_TYPES", "VERIFY_EXAMPLE", "add_sweep_command", "aggregate_rows",
+           "run_sweep_command"]
 
 #: columns of the aggregated table of ``freeprob sweep show`` (csv/json keys), in order:
 #: ``seeds`` counts the values averaged, ``null`` the NULL values skipped; ``half`` is the
@@ -56,11 +57,15 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_EXAMPLE_DB = "freeprob-verify-quick"       # the --out of `freeprob verify --quick`
+#: the example of ``freeprob verify --help``: the sweep examples start with it, so that each
+#: runs as written in a fresh directory (tests/test_cli_examples.py runs every example)
+VERIFY_EXAMPLE = "freeprob verify --quick --configs gpt2-small --no-figures --out freeprob-verify-example"
+_EXAMPLE_DB = "freeprob-verify-example"        # the --out of VERIFY_EXAMPLE
 _EXAMPLES = {
-    "sweep": f"freeprob sweep show {_EXAMPLE_DB}",
-    "show": f"freeprob sweep show {_EXAMPLE_DB} --format csv",
-    "export": f"freeprob sweep export {_EXAMPLE_DB} --csv results.csv --parquet results.parquet --force",
+    "sweep": f"{VERIFY_EXAMPLE} && freeprob sweep show {_EXAMPLE_DB}",
+    "show": f"{VERIFY_EXAMPLE} && freeprob sweep show {_EXAMPLE_DB} --format csv",
+    "export": f"{VERIFY_EXAMPLE} && freeprob sweep export {_EXAMPLE_DB} --csv results.csv --parquet "
+              "results.parquet",
 }
 _DB_HELP = ("the result store: a .sqlite/.sqlite3/.db file or the --out directory of a run (its "
             "results.sqlite)")

@@ -28,7 +28,7 @@ import numpy as np
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
-__all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep", "cell_key"]
+__all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep", "cell_key", "set_aside"]
 
 #: (label, kind, d/n, options) of ``explore inputs``
 INPUT_CASES = (
@@ -133,9 +133,10 @@ def run_sweep(cells, out, name, settings, *, workers=None, scheduler=None, progr
 
     Raises the errors of :class:`~freeprob.experiments.sweep.Executor` and
     :class:`~freeprob.experiments.store.ResultStore`.  Source: :mod:`freeprob.experiments.sweep`."""
-    from freeprob.experiments.store import ResultStore
+    from freeprob.experiments.store import ResultStore, check_creatable
     from freeprob.experiments.sweep import Executor, check_executor, run_cells
     check_executor(workers, scheduler)
+    check_creatable(out)                         # a directory that takes no files: refused, saying why
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.sqlite"
@@ -160,7 +161,8 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     Writes ``inputs.csv`` (``inputs,object,n,relW1_orthonormal_law,relW1_input_law,
     KS_orthonormal_law,KS_input_law``; means over seeds), ``inputs_ge_sample.csv``
     (softmax vs the GE sample with the same inputs), ``inputs_architecture.csv``,
-    ``inputs_summary.json`` and ``inputs.png``.
+    ``inputs_summary.json`` and ``inputs.png`` (an earlier ``inputs.png`` that a
+    ``figures=False`` run does not rewrite is moved aside, not removed: :func:`set_aside`).
 
     Returns
     -------
@@ -271,7 +273,50 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     if figures:
         files.append(_inputs_figure(out / "inputs.png", rows, cases))
     summary["files"] = files
+    summary["set_aside"] = set_aside(out, ("inputs.png",), files)
     return summary
+
+
+def set_aside(out, names, written):
+    r"""Outputs of this kind in ``out`` that this run does not write (the figure under
+    ``--no-figures``; ``beta_diagnostics.csv`` when there are none) would sit beside the new
+    results, describing an earlier run: each is moved to ``NAME.earlier-K.ext`` (the first
+    free ``K``), never removed or overwritten.
+
+    Parameters
+    ----------
+    out : path
+    names : iterable of str
+        The file names this kind of run may write.
+    written : iterable of str
+        The paths this run wrote.
+
+    Returns
+    -------
+    list of str
+        One note per file moved, for the user.
+
+    Raises
+    ------
+    OSError
+        A file cannot be moved.
+
+    Source: this project's rule that nothing computed is lost or silently mixed (issue 26).
+    """
+    import os
+    out, done = Path(out), {Path(w).name for w in written}
+    notes = []
+    for name in names:
+        path = out / name
+        if name in done or not path.is_file():
+            continue
+        k = 1
+        while (new := path.with_name(f"{path.stem}.earlier-{k}{path.suffix}")).exists():
+            k += 1
+        os.replace(path, new)
+        notes.append(f"{path} is from an earlier run and this one does not rewrite it: moved to {new} (nothing "
+                     "removed)")
+    return notes
 
 
 def _write_csv(path, rows):

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from freeprob._checks import check_ints, check_reals
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
@@ -181,17 +182,21 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     the GE law), ``beta_frontier_sample.csv`` (the same against the GE sample),
     ``beta_diagnostics.csv`` (top eigenvalues, m4 error, KS at ``beta_low``),
     ``beta_fits.json`` and ``beta_frontier.png``.  Cells are stored in
-    ``out/results.sqlite`` (resumable).
+    ``out/results.sqlite`` (resumable).  An earlier ``beta_frontier.png`` or
+    ``beta_diagnostics.csv`` this run does not rewrite is moved aside, not removed
+    (:func:`freeprob.experiments.explore.set_aside`; the result's ``set_aside`` says so).
 
     Raises
     ------
     FreeprobValueError
         Bad ``ns``, ``epsilons`` (in (0, 1)), ``families``, ``seeds`` or ``steps``.
     """
-    from freeprob.experiments.explore import _write_csv, cell_key, run_sweep
+    from freeprob.experiments.explore import _write_csv, cell_key, run_sweep, set_aside
     from freeprob.experiments.sweep import SweepCell, cell_seed
     from freeprob.experiments.store import ResultStore
-    ns = tuple(ns) if ns is not None else ((128, 256, 512) if quick else (256, 512, 1024, 2048))
+    who = "explore beta-growth"
+    ns = check_ints(ns, who, "ns", minimum=64) if ns is not None else ((128, 256, 512) if quick else
+                                                                       (256, 512, 1024, 2048))
     seeds = seeds if seeds is not None else (2 if quick else 3)
     steps = steps if steps is not None else (2 if quick else 4)
     if len(set(ns)) != len(ns):
@@ -199,9 +204,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     for fam in families:
         for n in ns:
             family_dims(fam, n)
-    eps = tuple(float(e) for e in epsilons)
-    if not eps or any(not 0 < e < 1 for e in eps):
-        raise FreeprobValueError(f"explore beta-growth: epsilons must lie in (0, 1); got {epsilons!r}")
+    eps = check_reals(epsilons, who, "epsilons", minimum=0, maximum=1, strict=True)
+    if 1 in eps:                                 # a relative distance of 100 %: no frontier
+        raise FreeprobValueError(f"{who}: epsilons must lie in (0, 1); item {eps.index(1) + 1} is 1")
     for name, v in (("seeds", seeds), ("steps", steps)):
         if not isinstance(v, int) or v < 1:
             raise FreeprobValueError(f"explore beta-growth: {name} must be an integer ≥ 1; got {v!r}")
@@ -259,8 +264,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     files.append(str(out / "beta_fits.json"))
     if figures:
         files.append(_figure(out / "beta_frontier.png", rows["law"], fits, families, eps))
+    aside = set_aside(out, ("beta_diagnostics.csv", "beta_frontier.png"), files)
     return dict(rows=rows["law"], rows_sample=rows["sample"], diagnostics=diag, fits=fits, files=files,
-                computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
+                set_aside=aside, computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
 
 
 def _figure(path, rows, fits, families, eps):

@@ -16,9 +16,14 @@ applies the rules:
   ``results.sqlite``) is refused even with ``--force``: the reports of two stores are never
   mixed in one directory;
 * **when the run starts computing** (:meth:`ReportDir.begin`): the reports of the previous
-  run of the same kind that the manifest lists are removed, so every report file present
-  describes the latest run that finished writing it (an interrupted run leaves none; the
-  store keeps every finished cell and a rerun writes them again);
+  run of the same kind that this run writes again and the manifest lists are removed, so
+  every report file present describes the latest run that finished writing it (an
+  interrupted run leaves none; the store keeps every finished cell and a rerun writes them
+  again).  A report of that kind this run does *not* write (a figure under
+  ``--no-figures``) is never removed: it stays if it shows this run's results (the manifest
+  records the run identity, settings and code, behind every file), else it is moved aside to
+  ``NAME.earlier-<run>.png`` beside it, and the run says so: nothing computed is lost, and
+  nothing of other settings sits under a current name;
 * **every write** (:meth:`ReportDir.target`) is recorded in the manifest before the file is
   written, so no file freeprob wrote is ever taken for the user's;
 * **on every exit path** (:meth:`ReportDir.close`): a folder this run created (``figures/``,
@@ -58,6 +63,9 @@ class ReportDir:
         The command, for messages (``"verify"``, ``"readout"``).
     force : bool
         ``--force``: report files not written by freeprob may be overwritten.
+    run : str, optional
+        The identity of the results this run's reports show (a hash of its settings and the
+        code); recorded in the manifest for every file written; :meth:`begin` may set it.
 
     Raises
     ------
@@ -69,12 +77,14 @@ class ReportDir:
     is :meth:`close`), :meth:`open`, :meth:`begin` and :meth:`target`.  Source: this module.
     """
 
-    def __init__(self, directory, store, *, who, force=False):
+    def __init__(self, directory, store, *, who, force=False, run=None):
         self.dir = Path(directory)
         self.store = Path(store)
         self.who = who
         self.force = bool(force)
+        self.run = run
         self._files = []              # relative paths listed in the manifest
+        self._runs = {}               # relative path -> identity of the run that wrote it
         self._created = []            # folders this run created, innermost last
 
     # ------------------------------------------------------------------ reading
@@ -146,6 +156,8 @@ class ReportDir:
         """
         data = self._read() if self.dir.is_dir() else None
         self._files = [str(Path(f)) for f in data["files"]] if data else []
+        runs = data.get("runs") if data else None
+        self._runs = {str(Path(k)): v for k, v in runs.items()} if isinstance(runs, dict) else {}
         if data is not None and not self._same(self._store_of(data), self.store):
             other = self._store_of(data)
             left = [f for f in self._files if os.path.lexists(self.dir / f)]
@@ -160,7 +172,7 @@ class ReportDir:
                     + (f", --out {self._out_of(other)!r} to add to that store"
                        if other.exists() and self.who == "verify" else "")
                     + ", or remove those reports first; nothing was computed")
-            self._files = []          # the other store and its reports are gone: the directory is free
+            self._files, self._runs = [], {}     # the other store and its reports are gone: the directory is free
         from freeprob.experiments.store import DB_NAME
         theirs = self.dir / DB_NAME
         if theirs.exists() and not self._same(theirs, self.store):
@@ -211,31 +223,75 @@ class ReportDir:
             raise FreeprobValueError(f"cannot write to the output directory {str(self.dir)!r} "
                                      f"({exc.strerror or exc}); {hint}") from None
 
-    def begin(self, files):
-        r"""A run starts computing: remove the previous run's reports among ``files`` that
-        the manifest lists (and a folder of them left empty), and record this run's store.
+    def begin(self, files, keep=(), run=None):
+        r"""A run starts computing: remove the previous run's reports among ``files`` (those
+        this run writes again) that the manifest lists (and a folder of them left empty);
+        keep those among ``keep`` (reports of this kind this run does not write) that show
+        this run's results, and move the others aside (``NAME.earlier-<run>.ext``); record
+        this run's store.
 
         Parameters
         ----------
         files : iterable of str
-            Report files of this kind of run (relative paths); files not in the manifest
-            are left alone.
+            Report files this run writes (relative paths); files not in the manifest are
+            left alone.
+        keep : iterable of str
+            Report files of this kind that this run does not write (figures under
+            ``--no-figures``); never removed.
+        run : str, optional
+            The identity of this run's results (sets :attr:`run`).
+
+        Returns
+        -------
+        list of str
+            One line per file of ``keep`` found, saying whether it was kept or moved aside
+            (the caller prints them).
 
         Raises
         ------
         OSError
-            A report cannot be removed.
+            A report cannot be removed or moved.
         """
+        if run is not None:
+            self.run = run
         for rel in [str(Path(f)) for f in files]:
             if self.owns(rel):
                 path = self.dir / rel
                 if path.is_file() or path.is_symlink():
                     path.unlink()
                 self._files.remove(rel)
+                self._runs.pop(rel, None)
                 parent = path.parent
                 if parent != self.dir and parent.is_dir() and not any(parent.iterdir()):
                     parent.rmdir()
+        notes = []
+        for rel in [str(Path(f)) for f in keep]:
+            path = self.dir / rel
+            if not (self.owns(rel) and path.is_file()):
+                continue
+            earlier = self._runs.get(rel)
+            if earlier is not None and earlier == self.run:
+                notes.append(f"{self.who}: {path} is kept: it shows these results (an earlier run of the same "
+                             "settings and code wrote it)")
+                continue
+            tag = (earlier or "unknown")[:10]
+            new = path.with_name(f"{path.stem}.earlier-{tag}{path.suffix}")
+            for i in range(2, 1000):                 # an unknown earlier run: never over another file
+                if not os.path.lexists(new) or (earlier is not None and self.owns(str(new.relative_to(self.dir)))):
+                    break
+                new = path.with_name(f"{path.stem}.earlier-{tag}-{i}{path.suffix}")
+            new_rel = str(new.relative_to(self.dir))
+            if new_rel not in self._files:
+                self._files.append(new_rel)
+            self._runs[new_rel] = earlier
+            self._save()                             # listed before it is there: never taken for the user's
+            os.replace(path, new)
+            self._files.remove(rel)
+            self._runs.pop(rel, None)
+            notes.append(f"{self.who}: {path} showed the results of other settings or code, and this run "
+                         f"writes none: moved to {new} (nothing removed)")
         self._save()
+        return notes
 
     def target(self, rel) -> Path:
         r"""The path of report file ``rel``, recorded in the manifest first (and its folder
@@ -247,8 +303,10 @@ class ReportDir:
             The manifest or the folder cannot be written.
         """
         rel = str(Path(rel))
-        if rel not in self._files:
-            self._files.append(rel)
+        if rel not in self._files or self._runs.get(rel) != self.run:
+            if rel not in self._files:
+                self._files.append(rel)
+            self._runs[rel] = self.run
             self._save()
         path = self.dir / rel
         self._mkdir(path.parent)
@@ -263,6 +321,7 @@ class ReportDir:
             try:
                 if kept != self._files:
                     self._files = kept
+                    self._runs = {f: r for f, r in self._runs.items() if f in kept}
                     self._save()
                 if not kept:
                     self.manifest_path.unlink(missing_ok=True)
@@ -300,7 +359,8 @@ class ReportDir:
         from freeprob.experiments.store import code_version
         self._mkdir(self.dir)
         data = dict(format=_FORMAT, store=os.path.relpath(os.path.abspath(self.store), os.path.abspath(self.dir)),
-                    code_version=code_version(), files=sorted(self._files))
+                    code_version=code_version(), files=sorted(self._files),
+                    runs={f: self._runs[f] for f in sorted(self._files) if self._runs.get(f) is not None})
         tmp = self.dir / f".{MANIFEST}.tmp{os.getpid()}"
         try:
             tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

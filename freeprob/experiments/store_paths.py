@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from freeprob._files import creation_problem
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["DB_SUFFIXES", "DB_NAME", "StoreError", "store_path", "store_files", "refuse_store_targets",
@@ -140,12 +141,10 @@ def check_creatable(directory):
     if directory.exists() and not directory.is_dir():
         raise FreeprobValueError(f"the output path {str(directory)!r} exists and is not a directory; choose "
                                  "another --out")
-    ancestor = directory.absolute()
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise FreeprobValueError(f"cannot write to the output directory {str(directory)!r} "
-                                 f"({str(ancestor)!r} is not a writable directory); choose another --out")
+    problem = creation_problem(directory)        # tried for real: root, /proc, read-only mounts
+    if problem:
+        raise FreeprobValueError(f"cannot write to the output directory {str(directory)!r} ({problem}); "
+                                 "choose another --out")
 
 
 def refuse_store_targets(targets, store, *, who):

@@ -51,13 +51,19 @@ from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
-           "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
+           "LOCAL_CLUSTER_OPTIONS", "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
            "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor"]
 
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
 CONNECT_TIMEOUT = 10
 #: seconds to wait for a first worker on a reachable scheduler
 WORKER_WAIT = 30
+#: keyword arguments of every ``LocalCluster`` freeprob starts: no dashboard, and the
+#: scheduler's HTTP endpoints (health, metrics), which Dask starts even without a dashboard,
+#: on a free port of localhost: on its default port 8787, held by another cluster or program,
+#: Dask would warn "Port 8787 is already in use" on the terminal
+LOCAL_CLUSTER_OPTIONS = dict(dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+
 #: seconds for a LocalCluster to start its workers
 LOCAL_START_TIMEOUT = 120
 #: seconds a running sweep waits while its cluster has no workers (all lost: killed, crashed,
@@ -475,8 +481,8 @@ class Executor:
             # shutdown as errors; a cell that fails is reported by run_cells instead.
             with _sigint_ignored():
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.CRITICAL,
-                                            timeout=LOCAL_START_TIMEOUT, memory_limit=0)
+                                            silence_logs=logging.CRITICAL, timeout=LOCAL_START_TIMEOUT,
+                                            memory_limit=0, **LOCAL_CLUSTER_OPTIONS)
                 self.client = Client(self.cluster, set_as_default=False)
         except Exception as exc:
             self.close()

@@ -38,7 +38,7 @@ import numpy as np
 from freeprob.experiments.compare import TabulatedLaw, law_distances, relative_moment_errors, snap_to_atoms, two_sample_distances
 from freeprob.experiments.configs import DEFAULT_CONFIGS, Cell, config_identity, model_config, parse_scheme
 from freeprob.core.params import check_unique
-from freeprob._checks import check_choice, check_int, parse_beta
+from freeprob._checks import check_choice, check_int, check_ints, parse_beta
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.stats import finite_mean_interval
 from freeprob.sampler.spectra import draw_weights, spectra
@@ -178,16 +178,7 @@ class VerifySettings:
             set_(key, check_int(getattr(self, key), None, key, minimum=minimum))
         sizes = None
         if self.n is not None:
-            raw = self.n
-            if isinstance(raw, str):
-                try:
-                    raw = [int(x) for x in raw.split(",")]
-                except ValueError:
-                    raise FreeprobValueError(f"n must be an integer ≥ 2 or a comma-separated list of them; "
-                                             f"got {self.n!r}") from None
-            sizes = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
-            if not sizes or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in sizes):
-                raise FreeprobValueError(f"n must be an integer ≥ 2 or a list of them; got {self.n!r}")
+            sizes = check_ints(self.n, None, "n", minimum=2)        # names a bad item by its place
             check_unique(sizes, "n")
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
@@ -324,6 +315,12 @@ def _theory_key(cell, beta, obj, points, finite_width=False):
                               beta=str(beta), obj=obj, points=points, code=code_version())
                          | ({"fw": True} if finite_width else {}), sort_keys=True)
     return f"theory-{'fw-' if finite_width else ''}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
+
+
+def _report_run(settings):
+    """What a run's reports show: its settings (but where they go) and the code."""
+    d = {k: v for k, v in _settings_dict(settings).items() if k not in ("out", "figures")}
+    return hashlib.sha1((json.dumps(d, sort_keys=True) + code_version()).encode()).hexdigest()[:10]
 
 
 def _sweep_name(settings):
@@ -531,8 +528,9 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     Notes
     -----
     Everything that can be checked is checked before anything is created (no empty store
-    or directory is left by a refused run).  When the run starts computing, the reports of
-    the previous run in the report directory are removed (only those its manifest lists):
+    or directory is left by a refused run).  When the run starts computing, the reports it
+    writes again are removed (only those its manifest lists; earlier figures that a
+    ``figures=False`` run does not rewrite are kept, or moved aside if they show other results):
     every report file present describes the latest run that finished, and an interrupted
     run leaves none (the store keeps its finished cells; a rerun reuses them and writes the
     reports).  Cells are keyed by the code identity
@@ -555,7 +553,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     refuse_store_targets([("report", report / f) for f in (*_REPORT_FILES, *FIGURE_FILES)],
                          settings.store_path, who="verify")
     # report files freeprob did not write, or the reports of another store: refused now
-    reports = ReportDir(report, settings.store_path, who="verify", force=force)
+    reports = ReportDir(report, settings.store_path, who="verify", force=force, run=_report_run(settings))
     reports.check(_REPORT_FILES + (FIGURE_FILES if settings.figures else ()))
     idle = False
     if settings.store_path.is_file():
@@ -570,7 +568,9 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
             if not idle:
                 _note_other_code(store, name, sweep_settings)
             # the previous run's reports go now: every report present describes the latest finished run
-            reports.begin(_REPORT_FILES + FIGURE_FILES)
+            for note in reports.begin(_REPORT_FILES + (FIGURE_FILES if settings.figures else ()),
+                                      keep=() if settings.figures else FIGURE_FILES):    # --no-figures
+                print(f"note: {note}", file=sys.stderr)
             executor = ex.description
             stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
             ex.close()                  # the summary needs no workers

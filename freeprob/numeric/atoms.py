@@ -13,7 +13,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from freeprob.numeric.balls import check_ball
+from freeprob.numeric.balls import check_ball, shows_proven
 from freeprob.numeric.rootkernel import (
     _H,
     _bits,
@@ -35,6 +35,7 @@ class _Atoms:
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`atoms`, their masses,
     and the deflated law next to an atom."""
 
+    @shows_proven
     def atoms(self, *, dps=15, ball=False):
         r"""Atoms ``(location, mass)`` of the law, ``mass = lim_{z→a} (z − a) G(z)``
         ([MS17]_ §3.1).

@@ -14,7 +14,8 @@ import sympy as sp
 from freeprob.errors import NotAvailable
 from freeprob.numeric.rootkernel import _arb, _Pt
 
-__all__ = ["check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around", "krawczyk", "krawczyk_taylor"]
+__all__ = ["Ball", "ComplexBall", "check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around",
+           "krawczyk", "krawczyk_taylor", "proven", "shows_proven"]
 
 arb, acb = flint.arb, flint.acb
 
@@ -264,6 +265,127 @@ def _boxes(c, fc, dfc, deriv, real=False):
         if _no_contraction(K, delta, ra):
             return None
     return None
+
+
+# ---------------------------------------------------------------------------------------
+# what the user sees: the digits the radius proves
+# ---------------------------------------------------------------------------------------
+_LOG10_2 = 0.30102999566398120
+
+
+def _exact_decimal(x):
+    """The exact value of an exact ``arb`` as a plain decimal (``2``, ``-0.75``), or ``None``
+    when that would be longer than 40 characters (or the ball is not finite)."""
+    m = x.mid()
+    if not m.is_finite():
+        return None
+    man, exp = (int(v) for v in m.man_exp())
+    if exp >= 0:
+        text = str(man << exp)
+    else:                                        # man·2^exp = man·5^-exp / 10^-exp
+        digits = str(abs(man) * 5 ** -exp).rjust(-exp + 1, "0")
+        text = ("-" if man < 0 else "") + (digits[:exp] + "." + digits[exp:]).rstrip("0").rstrip(".")
+    return text if len(text) <= 40 else None
+
+
+def _show(x):
+    """``str`` of the ``arb`` ``x`` with the digits its radius proves (``arb.str`` drops
+    any it cannot vouch for); an exact ball as its exact decimal when that is short."""
+    accuracy = x.rel_accuracy_bits()
+    if accuracy >= 2 ** 60:                      # exact (Arb reports ~2^63)
+        text = _exact_decimal(x)
+        if text is not None:
+            return text
+        return x.str(40, radius=True)            # rounded: the radius says by how much
+    return x.str(max(1, int(accuracy * _LOG10_2) + 2), radius=True)
+
+
+class Ball(arb):
+    r"""A python-flint ``arb`` that prints what is proven: ``str`` and ``repr`` show the
+    midpoint to the digits its radius allows and the radius itself (``arb.str(n,
+    radius=True)``), whatever ``flint.ctx.dps`` is.  A plain ``arb`` prints at python-flint's
+    global precision (15 digits), so a 30-digit ball showed 15 digits with a radius of
+    ``3e-16``.
+
+    Everything else is ``arb``'s (``mid``, ``rad``, ``contains``, arithmetic, which returns
+    plain ``arb``).  Returned by every ``ball=True`` method (:func:`shows_proven`).
+
+    Raises nothing.  Source: python-flint / Arb [JOH17]_ (``arb_get_str``).
+
+    >>> import flint
+    >>> old = flint.ctx.prec; flint.ctx.prec = 120
+    >>> third = flint.arb(1) / 3
+    >>> flint.ctx.prec = old
+    >>> print(third)                       # python-flint's global 15 digits
+    [0.333333333333333 +/- 3.34e-16]
+    >>> print(Ball(third))                 # what the 120-bit ball proves
+    [0.333333333333333333333333333333333333 +/- 4.59e-37]
+    >>> print(Ball(flint.arb(-3) / 4), Ball(flint.arb(0)))     # exact balls: their exact value
+    -0.75 0
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return _show(self)
+
+    __str__ = __repr__
+
+
+class ComplexBall(acb):
+    r"""A python-flint ``acb`` that prints what is proven (as :class:`Ball`: real and
+    imaginary parts to the digits the radii allow).
+
+    Raises nothing.  Source: python-flint / Arb [JOH17]_.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        re_, im = self.real, self.imag          # exact copies (no arithmetic: it would round)
+        if im.is_exact() and im == 0:
+            return _show(re_)
+        text = _show(im)
+        sign, text = ("-", text[1:]) if text.startswith("-") else \
+            ("-", "[" + text[2:]) if text.startswith("[-") else ("+", text)
+        return f"{_show(re_)} {sign} {text}j"
+
+    __str__ = __repr__
+
+
+def proven(value):
+    r"""``value`` with every ``arb`` made a :class:`Ball` and every ``acb`` a
+    :class:`ComplexBall` (the same balls, copied exactly), inside tuples and lists too;
+    anything else unchanged.
+
+    Raises nothing.  Source: this module.
+    """
+    if isinstance(value, Ball | ComplexBall):
+        return value
+    if isinstance(value, arb):
+        return Ball(value)
+    if isinstance(value, acb):
+        return ComplexBall(value)
+    if isinstance(value, tuple | list):
+        return type(value)(proven(v) for v in value)
+    return value
+
+
+def shows_proven(method):
+    r"""Decorator of the public ``ball=True`` methods (``cauchy``, ``density``,
+    ``density_grid``, ``support``, ``atoms``, ``cdf``, ``quantile``): their balls come back
+    as :class:`Ball`/:class:`ComplexBall`, which print the digits they prove.
+
+    Raises what ``method`` raises.  Source: this module.
+    """
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        out = method(*args, **kwargs)
+        return proven(out) if kwargs.get("ball") is True else out
+
+    return wrapper
 
 
 def check_ball(ball, who):

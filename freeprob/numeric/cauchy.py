@@ -90,7 +90,7 @@ from freeprob.numeric.enclosure import _Enclosures, _prec, _width, ball_around, 
 from freeprob.numeric.exact import _ExactData
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
-from freeprob.numeric.balls import check_ball
+from freeprob.numeric.balls import check_ball, shows_proven
 from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     MAX_GUARD_DPS,
@@ -220,6 +220,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         return row
 
     # -- public API -------------------------------------------------------------------
+    @shows_proven
     def cauchy(self, z, *, dps=15, ball=False):
         r"""The Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` ([MS17]_ §2.1).
 
@@ -404,6 +405,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         return escalate(dps, attempt,
                         lambda: f"AlgebraicCauchy.cauchy: no agreement to {dps} digits at z = {re} + {im}*I")
 
+    @shows_proven
     def density(self, x, *, dps=15, ball=False):
         r"""Density of the absolutely continuous part, ``−Im G(x + i0)/π`` ([MS17]_ §2.1,
         Stieltjes inversion).
@@ -466,6 +468,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             return plain
         return self._ball_checked(plain, self._ball_density_value(xe, dps, found), dps, xe)
 
+    @shows_proven
     def density_grid(self, xs, *, dps=15, ball=False):
         r"""The density at each point of a sorted sequence ``xs`` (same values as
         :meth:`density` pointwise).
@@ -630,6 +633,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         i = bisect.bisect_left(special, min(a, b) - 1e-12 * (1 + abs(a)))
         return i < len(special) and special[i] <= max(a, b) + 1e-12 * (1 + abs(b))
 
+    @shows_proven
     def support(self, *, dps=15, ball=False):
         r"""Intervals ``(a, b)`` carrying the absolutely continuous part.
 

@@ -27,7 +27,7 @@ import sympy as sp
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.cdfpieces import _CdfPieces
 from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_mid_mpf
-from freeprob.numeric.balls import check_ball
+from freeprob.numeric.balls import check_ball, shows_proven
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
     _LOG2_10,
@@ -210,6 +210,7 @@ class _Quadrature(_CdfPieces):
                         err += e
             return total, err
 
+    @shows_proven
     def cdf(self, x, *, dps=15, ball=False):
         r"""Distribution function ``F(x) = μ((−∞, x])``: the integral of the density
         (``mpmath.quad``, tanh-sinh, split at support edges and atoms, error estimate
@@ -243,6 +244,7 @@ class _Quadrature(_CdfPieces):
             return self._ball_cdf(xe, dps)
         return self._cdf(xe, dps)
 
+    @shows_proven
     def quantile(self, p, *, dps=15, ball=False):
         r"""Quantile ``Q(p) = inf{x : F(x) ≥ p}`` (the generalized inverse, as scipy's
         ``ppf``) for ``p`` in ``[0, 1]``.
