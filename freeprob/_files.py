@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 import sys
 from pathlib import Path
@@ -449,6 +448,7 @@ def _write_replace(name, write, binary):
         old_mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         old_mode = None
+    import secrets                     # here: a command that writes no file does not load it
     for _ in range(100):
         tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:

@@ -25,6 +25,7 @@ from freeprob.cli import build_parser, main, table
 from freeprob.cli.law_commands import DEFAULT_MAX_ORDER, LAW_COMMANDS, _confirm_order, parse_grid
 from freeprob.errors import FreeprobValueError
 from freeprob.cli.expr import parse_law
+from freeprob.core.symbols import x
 
 R = sp.Rational
 MP_PRODUCT = "free_mul(FreePoisson(1/2), FreePoisson(1/3))"
@@ -194,7 +195,7 @@ def test_equation(capsys):
     tex = out.strip()
     assert tex.endswith(" = 0")
     assert sp.expand(latex_to_sympy(tex.removesuffix(" = 0")) - P.as_expr()) == 0
-    law = fp.pushforward(fp.Semicircle(0, 1), fp.Symbol("x")**2 - 1)
+    law = fp.pushforward(fp.Semicircle(0, 1), x**2 - 1)
     status, out, _ = run(capsys, "equation", "pushforward(Semicircle(0, 1), x**2 - 1)", "--latex")
     assert sp.expand(latex_to_sympy(out.strip().removesuffix(" = 0")) - law.cauchy_equation().as_expr()) == 0
 

@@ -2,7 +2,8 @@
 and ``cumulants`` (:mod:`freeprob.cli.main`, :mod:`freeprob.cli.law_commands`).
 
 A law command (``moments``, ``cumulants``, ``equation``, ``support``, ``table``) imports
-neither the experiments layer nor scipy, matplotlib or dask: the parsers of ``verify`` and
+neither the experiments layer nor scipy, matplotlib, dask or numpy, and only the commands
+that need them the numeric layer and the Cauchy-equation algebra: the parsers of ``verify`` and
 ``readout`` get their arguments on first use, ``sweep`` reads the store's columns on first use,
 and SIGTERM handling imports :mod:`freeprob.experiments.sweep` only when the signal arrives.
 """
@@ -16,7 +17,11 @@ import pytest
 from freeprob.cli import PRESET_LAWS, main
 
 #: loaded by a law command: none of these
-HEAVY = ("scipy", "matplotlib", "dask", "distributed")
+HEAVY = ("scipy", "matplotlib", "dask", "distributed", "numpy")
+#: loaded only by the commands that need them (issue 27: startup): the numeric layer (numbers
+#: from a Cauchy equation), the attention laws (named in the expression) and the exact
+#: polynomial layer of the Cauchy equations
+ON_DEMAND = ("freeprob.numeric", "freeprob.attention.laws", "freeprob.core.exactpoly")
 
 _PROBE = """
 import contextlib, io, sys
@@ -24,9 +29,10 @@ from freeprob.cli import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     status = main(sys.argv[1:])
 loaded = sorted(m for m in sys.modules
-                if m.split('.')[0] in {heavy!r} or m.startswith('freeprob.experiments'))
+                if m.split('.')[0] in {heavy!r} or m.startswith('freeprob.experiments')
+                or m in {on_demand!r})
 print(status, out.getvalue().count('\\n'), ' '.join(loaded))
-""".format(heavy=HEAVY)
+""".format(heavy=HEAVY, on_demand=ON_DEMAND)
 
 
 def _fresh(*argv):
@@ -40,17 +46,19 @@ def _fresh(*argv):
     return int(status), int(lines), loaded
 
 
-@pytest.mark.parametrize("argv", [
-    ["moments", "FreePoisson(1)", "--order", "3"],
-    ["cumulants", "free_mul(FreePoisson(1/2), Semicircle(0, 1))", "--kind", "all", "--order", "12"],
-    ["equation", "MarchenkoPastur(2)"],
-    ["support", "free_add(Bernoulli(), Bernoulli())"],
-    ["table", "--law", "arcsine", "--order", "4"],
-], ids=lambda a: a[0] + ("-all" if "all" in a else ""))
-def test_law_commands_load_no_experiments_scipy_matplotlib_or_dask(argv):
+@pytest.mark.parametrize("argv, needs", [
+    (["moments", "FreePoisson(1)", "--order", "3"], []),
+    (["cumulants", "free_mul(FreePoisson(1/2), Semicircle(0, 1))", "--kind", "all", "--order", "12"], []),
+    (["equation", "MarchenkoPastur(2)"], ["freeprob.core.exactpoly"]),
+    (["support", "free_add(Bernoulli(), Bernoulli())"], ["freeprob.core.exactpoly", "freeprob.numeric"]),
+    (["table", "--law", "arcsine", "--order", "4"], []),
+], ids=["moments", "cumulants-all", "equation", "support", "table"])
+def test_law_commands_load_only_what_they_need(argv, needs):
+    """No experiments layer, scipy, matplotlib, dask or numpy; exact moments and cumulants
+    load neither the numeric layer nor the Cauchy-equation algebra nor the attention laws."""
     status, lines, loaded = _fresh(*argv)
     assert status == 0 and lines > 0
-    assert loaded == [], f"freeprob {argv[0]} loaded {loaded}"
+    assert loaded == needs, f"freeprob {argv[0]} loaded {loaded}"
 
 
 def _run(capsys, *argv):

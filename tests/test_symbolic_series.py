@@ -11,6 +11,7 @@ from sympy.polys.polyutils import expr_from_dict
 
 from freeprob.core import coefficients as C
 from freeprob.core import mpolyseries as M
+from freeprob.core.cumulants import moments_to_free_cumulants
 from freeprob.core.series import TruncatedSeries as T
 from freeprob.laws.families import CompoundFreePoisson, FreePoisson, Semicircle, Bernoulli
 from freeprob.laws.operations import dilate, free_add, free_mul, shift
@@ -138,6 +139,10 @@ def test_kernels_match_sympy_field(seed):
     both("inv", a)
     both("inv", b)
     both("reversion", f)
+    # f = x/φ(x) with polynomial coefficients: Lagrange inversion on φ itself (issue 27)
+    phi = [1 + t1 * t2] + [sum(rng.randint(-3, 3) * t1 ** rng.randint(0, 2) * t2 ** rng.randint(0, 2)
+                               for _ in range(2)) for _ in range(n - 2)]
+    both("reversion", [0] + [old.to_sympy(v) for v in old.inv([old.convert(v) for v in phi], n - 1)])
     both("compose", a, f)
     both("log", one)
     both("exp", zero)
@@ -164,19 +169,50 @@ def test_element_arithmetic():
         a / ring.zero
 
 
-@pytest.mark.parametrize("positive", [True, False])
-def test_integer_poly_expr_is_canonical(positive):
+@pytest.mark.parametrize("gens", [sp.symbols("a b c", positive=True), sp.symbols("a b c"),
+                                  (sp.Symbol("z"), sp.Symbol("a", positive=True), sp.Symbol("m", real=True))],
+                         ids=["positive", "plain", "mixed_assumptions"])
+def test_poly_expr_is_canonical(gens):
+    """The one-pass conversion builds sympy's canonical expression: the same arguments in the
+    same order as sympy's own constructors and as the fraction field's ``to_sympy``."""
+    import flint
     rng = random.Random(17)
-    gens = sp.symbols("a b c", positive=positive)
+    K, _ = construct_domain(list(gens), field=True)
     alg = M.MpolyAlgebra(3)
     for _ in range(200):
-        d = {tuple(rng.randint(0, 4) for _ in range(3)): rng.choice([1, -1, 2, -3, 10**25])
+        d = {tuple(rng.randint(0, 4) for _ in range(3)):
+             flint.fmpq(rng.choice([1, -1, 2, -3, 10**25]), rng.choice([1, 1, 1, 2, 6, 10**20]))
              for _ in range(rng.randint(0, 10))}
         p = alg.poly(d)
-        d = {m: int(c.p) for m, c in alg.terms(p).items()}
+        d = {m: sp.Rational(int(c.p), int(c.q)) for m, c in alg.terms(p).items()}
         expected = expr_from_dict(d, *gens) if d else sp.S.Zero
-        got = M.integer_poly_expr(p, gens)
-        assert got == expected and str(got) == str(expected)
+        field = K.to_sympy(M.to_domain(alg, K, M.Frac(p, alg.one_poly)))
+        got = M.poly_expr(p, gens)
+        assert got == expected == field and got.args == field.args and str(got) == str(expected)
+
+
+@pytest.mark.parametrize("make, k", [
+    (lambda: free_mul(FreePoisson(sp.Rational(1, 2)), FreePoisson(sp.Rational(1, 3))), 60),
+    (lambda: free_mul(FreePoisson(t1), FreePoisson(t2)), 14),
+    (lambda: free_mul(FreePoisson(t), FreePoisson(2, s), Semicircle(1, 1)), 8),
+], ids=["rational", "symbolic", "three_factors"])
+def test_free_mul_cumulants_one_reversion(make, k):
+    """Free cumulants of μ ⊠ ν by one reversion of u S(u) equal those converted from its
+    moments (reversion of χ = u S/(1+u), then of z M(z)): identical exact values."""
+    law = make()
+    assert law.free_cumulants(k) == moments_to_free_cumulants(make().moments(k))
+
+
+def test_free_mul_cumulants_one_reversion_in_balls():
+    """The same route in ball arithmetic (an algebraic rate: certified digits) against the
+    exact cumulants rounded."""
+    import mpmath
+    law = free_mul(FreePoisson(sp.sqrt(2)), FreePoisson(sp.Rational(1, 3)))
+    exact = moments_to_free_cumulants(law.moments(8))
+    got = law.free_cumulants(8, dps=30)
+    with mpmath.workdps(40):
+        assert got[0] == 0 and all(abs(a - mpmath.mpf(sp.N(v, 40))) <= mpmath.mpf(10) ** -29 * abs(a)
+                                   for a, v in zip(got[1:], exact[1:]))
 
 
 def test_free_poisson_high_order_is_narayana():

@@ -2,22 +2,23 @@ r"""The cost of exact sequences with symbolic coefficients, measured before it i
 
 Exact moments and cumulants of laws with rational (or algebraic, ``√2``) parameters run
 in FLINT and take milliseconds at order 200.  With free symbols (``t``, ``θ1``) or
-transcendental constants (``e``, ``pi``) the coefficients are rational functions and the
-series run in sympy's generic arithmetic, whose cost grows like ``order^4`` to
-``order^7`` and depends on the law far more than on the number of symbols
-(measured on 2 cores, exact moments):
+transcendental constants (``e``, ``pi``) the coefficients are rational functions (FLINT
+multivariate polynomials, :class:`~freeprob.core.coefficients.MpolyRing`) whose size grows
+with the order, so the cost grows like ``order^3`` to ``order^7`` and depends on the law far
+more than on the number of symbols (exact moments, measured 2026-12-02 on 2 cores shared
+with other jobs, load average 16; a quiet machine is about 3–5 times faster):
 
 =====================================================  ======  ======  ======  ======
 law                                                    30      40      50      80
 =====================================================  ======  ======  ======  ======
-``FreePoisson(t)`` (``FreePoisson(E)`` the same)       0.2 s           1.3 s   10 s
-``free_add(Semicircle(0, s), FreePoisson(t))``         0.9 s   4.5 s
-``free_mul(FreePoisson(t1), FreePoisson(t2))``         2.4 s           59 s
-``attention_law(heads=1, gamma_k=c, …)`` (c, θ1, θ2)   2.0 s
-``free_mul(FreePoisson(t), Semicircle(0, 1))``         11 s            119 s
+``FreePoisson(t)`` (``FreePoisson(E)`` the same)       0.08 s          0.13 s  0.31 s
+``free_add(Semicircle(0, s), FreePoisson(t))``         0.21 s  0.40 s
+``free_mul(FreePoisson(t1), FreePoisson(t2))``         0.22 s          2.3 s   24 s
+``attention_law(heads=1, gamma_k=c, …)`` (c, θ1, θ2)   7.0 s
+``free_mul(FreePoisson(t), Semicircle(0, 1))``         19 s
 =====================================================  ======  ======  ======  ======
 
-(``FreePoisson(t)`` at order 120: 64 s; at 200, about ten minutes.)  A fixed order limit
+(``FreePoisson(t)`` at order 120: 0.95 s; at 200: 3.4 s.)  A fixed order limit
 per number of symbols would be wrong by a factor 100 either way, so :func:`guard_exact_cost`
 measures: it computes the requested sequences at order 8, then 16, …, while each step
 is cheap, extrapolates the measured growth to the requested order and refuses up front

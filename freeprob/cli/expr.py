@@ -72,7 +72,8 @@ import re
 
 import sympy as sp
 
-from freeprob.attention import laws as _att
+from freeprob.attention.ge import theta1 as _theta1
+from freeprob.attention.ge import theta2 as _theta2
 from freeprob.laws import families as _fam
 from freeprob.laws import operations as _ops
 from freeprob.laws import polynomial as _poly
@@ -144,16 +145,28 @@ def _positive_symbols(value):
     return value
 
 
-def _attention(fn):
+def _att():
+    """:mod:`freeprob.attention.laws`, imported on first use (a law command that names no
+    attention law does not load it)."""
+    from freeprob.attention import laws
+    return laws
+
+
+def _attention(name):
     def make(*, heads, gamma_k, gamma_v, gamma_o, beta=None, scheme="independent", kv_groups=None):
         given = (heads, gamma_k, gamma_v, gamma_o, beta, scheme, kv_groups)
         kw = {k: _positive_symbols(v) for k, v in zip(_ARCH_KEYS, given)}
         if kw["beta"] is not None and isinstance(kw["beta"], sp.Basic) and kw["beta"].free_symbols:
-            raise FreeprobValueError(f"{fn.__name__}: beta must be a number (omit it for symbolic θ1, θ2)")
-        return fn(_att.Architecture(**kw))
+            raise FreeprobValueError(f"{name}: beta must be a number (omit it for symbolic θ1, θ2)")
+        att = _att()
+        return getattr(att, name)(att.Architecture(**kw))
 
-    make.__name__ = fn.__name__
+    make.__name__ = name
     return make
+
+
+def _mean_normalized(law):
+    return _att().mean_normalized(law)
 
 
 def _pushforward(law, polynomial):
@@ -202,15 +215,15 @@ _LAWS = {
                    "variables", _polynomial),
     "rectangular_companion": ("rectangular_companion(law, ratio): law of XᵀX/n from XXᵀ/n",
                               _ops.rectangular_companion),
-    "attention_law": (f"attention_law({_ATT}): one head's centred attention", _attention(_att.attention_law)),
+    "attention_law": (f"attention_law({_ATT}): one head's centred attention", _attention("attention_law")),
     "concatenated_attention_law": (f"concatenated_attention_law({_ATT})",
-                                   _attention(_att.concatenated_attention_law)),
-    "head_sum_law": (f"head_sum_law({_ATT}): (1/h)(Σ M_i)(Σ M_i)ᵀ", _attention(_att.head_sum_law)),
-    "head_output_law": (f"head_output_law({_ATT}): one head's output", _attention(_att.head_output_law)),
+                                   _attention("concatenated_attention_law")),
+    "head_sum_law": (f"head_sum_law({_ATT}): (1/h)(Σ M_i)(Σ M_i)ᵀ", _attention("head_sum_law")),
+    "head_output_law": (f"head_output_law({_ATT}): one head's output", _attention("head_output_law")),
     "stacked_output_law": (f"stacked_output_law({_ATT}): stacked head outputs",
-                           _attention(_att.stacked_output_law)),
-    "output_law": (f"output_law({_ATT}): centred multi-head attention output", _attention(_att.output_law)),
-    "mean_normalized": ("mean_normalized(law): law divided by its mean", _att.mean_normalized),
+                           _attention("stacked_output_law")),
+    "output_law": (f"output_law({_ATT}): centred multi-head attention output", _attention("output_law")),
+    "mean_normalized": ("mean_normalized(law): law divided by its mean", _mean_normalized),
 }
 
 #: name -> (description, function of sympy values) for value functions
@@ -221,7 +234,7 @@ _FUNCTIONS = {
 #: irrational square roots allowed in one expression (each may double the field degree)
 MAX_RADICALS = 4
 _CONSTANTS = {"E": (sp.E, "E: Euler's number e"), "pi": (sp.pi, "pi: π")}
-_SPECIAL_SYMBOLS = {"theta1": _att.theta1, "theta2": _att.theta2}
+_SPECIAL_SYMBOLS = {"theta1": _theta1, "theta2": _theta2}
 _RESERVED = {"z": "the Cauchy-transform variable", "w": "the R-transform variable",
              "u": "the S-transform variable", "nan": "not a number", "inf": "not a finite number",
              "oo": "not a finite number", "zoo": "not a finite number"}

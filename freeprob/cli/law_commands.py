@@ -27,7 +27,6 @@ import os
 import sys
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 from freeprob._text import text_table
@@ -178,10 +177,10 @@ def parse_grid(text: str):
     step = (b - a) / (n - 1)
     top = max(abs(e) for e in ends)
     spacing = float(sp.N(step, 20))
-    if not spacing > np.spacing(top):
+    if not spacing > math.ulp(top):
         raise FreeprobValueError(
             f"--grid: the spacing (b − a)/(N − 1) ≈ {spacing:.3g} is below the resolution of "
-            f"double-precision numbers at {top:.3g} (≈ {np.spacing(top):.3g}), so neighbouring points would "
+            f"double-precision numbers at {top:.3g} (≈ {math.ulp(top):.3g}), so neighbouring points would "
             "be the same number; widen the interval or use fewer points")
     return [a + i * step for i in range(n)]
 
@@ -204,9 +203,8 @@ def _grid_end(v, which):
     if v.is_real is not True:
         raise FreeprobValueError(f"--grid: {which} = {_short(v)} is not real; the ends must be finite real "
                                  "numbers")
-    with np.errstate(over="ignore"):
-        f = float(sp.N(v, 20))
-    if not np.isfinite(f):
+    f = float(sp.N(v, 20))                     # ±inf beyond the double range
+    if not math.isfinite(f):
         raise FreeprobValueError(f"--grid: {which} = {_short(v)} is beyond the double-precision range "
                                  f"±{sys.float_info.max:.4g} (the root isolation and the plot work in "
                                  "doubles)")

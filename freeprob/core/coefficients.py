@@ -46,7 +46,6 @@ import sympy as sp
 from sympy.polys.constructor import construct_domain
 
 from freeprob.core import mpolyseries as _mp
-from freeprob.core.exactpoly import algebraic_relations
 from freeprob.errors import FreeprobValueError, SeriesValuationError
 
 
@@ -308,6 +307,7 @@ class SymbolicRing(CoefficientRing):
         # polynomials (c0² = 2), which the domain does not know: is_zero reduces by them
         self._minpolys = []
         if self._forward:
+            from freeprob.core.exactpoly import algebraic_relations   # only with generators
             ring = domain.get_ring()
             for _, m in algebraic_relations(self._forward):
                 with contextlib.suppress(sp.CoercionFailed):   # a generator the domain lacks
@@ -386,6 +386,7 @@ class MpolyRing(SymbolicRing):
     @classmethod
     def eligible(cls, ring):
         """Whether the :class:`SymbolicRing` ``ring`` can run in FLINT polynomials."""
+        from freeprob.core.exactpoly import algebraic_relations
         K = ring.domain
         return (type(ring) is SymbolicRing and K.is_FractionField and not ring._minpolys
                 and (K.dom.is_ZZ or K.dom.is_QQ) and len(K.symbols) > 0
@@ -410,7 +411,7 @@ class MpolyRing(SymbolicRing):
 
     def to_sympy(self, a):
         if self._plain and a.den.is_one():
-            out = _mp.integer_poly_expr(a.num, self.domain.symbols)
+            out = _mp.poly_expr(a.num, self.domain.symbols)
             if out is not None:
                 return out.xreplace(self._backward) if self._backward else out
         return super().to_sympy(_mp.to_domain(self._alg, self.domain, a))

@@ -67,6 +67,32 @@ def moments_from_free_cumulants(ring: CoefficientRing, kappa: list) -> list:
     return list(f._c[1:k + 2])
 
 
+def moments_from_s_transform(ring: CoefficientRing, s: list, k: int) -> list:
+    """m_0..m_k from the S-transform ``S(u) = s_0 + s_1 u + … + s_{k-1} u^{k-1} + O(u^k)``
+    (``s_0 = 1/m_1 ≠ 0``), all in ``ring``: one reversion, ``ψ = χ^{<-1>}`` with
+    ``χ(u) = u S(u)/(1 + u)`` ([NS06] Lecture 18, Def. 18.15; [MS17] §2.6).
+
+    Raises :class:`~freeprob.errors.SeriesValuationError` if ``s_0`` is zero."""
+    if k == 0:
+        return [ring.one]
+    S = TruncatedSeries._raw(list(s[:k]), k, ring)
+    one_plus_u = TruncatedSeries._raw([ring.one, ring.one], k, ring)
+    psi = (S / one_plus_u).shift(1).reversion()                       # order k + 1
+    return [ring.one] + list(psi._c[1:k + 1])
+
+
+def free_cumulants_from_s_transform(ring: CoefficientRing, s: list, k: int) -> list:
+    """κ_0..κ_k from the S-transform (as in :func:`moments_from_s_transform`), all in
+    ``ring``: one reversion, ``Σ_{n≥1} κ_n w^n = (u S(u))^{<-1>}(w)`` ([NS06] Lecture 18,
+    Remark 18.16: ``S(z) = z^{-1} R^{<-1>}(z)`` for the cumulant series ``R``).
+
+    Raises :class:`~freeprob.errors.SeriesValuationError` if ``s_0`` is zero."""
+    if k == 0:
+        return [ring.zero]
+    r = TruncatedSeries._raw(list(s[:k]), k, ring).shift(1).reversion()   # order k + 1
+    return [ring.zero] + list(r._c[1:k + 1])
+
+
 def boolean_cumulants_from_moments(ring: CoefficientRing, m: list) -> list:
     k = len(m) - 1
     M = TruncatedSeries._raw(list(m), k + 1, ring)

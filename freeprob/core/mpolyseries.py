@@ -13,23 +13,27 @@ series ``a_0 (1 + Σ_{k≥1} e_k x^k)`` with rational ``e_k``, a polynomial ``c`
 such that every ``e_k c^k`` is a polynomial (from the irreducible factors of the
 denominators: ``c = Π p^{max_k ⌈v_p(den e_k)/k⌉}``); then ``A(x) = q(x/c)`` with a
 polynomial series ``q``, and ``1/A(x) = Q(x/c)``, ``Q = 1/q`` (Newton iteration).  The
-reversion of ``f = f_1 (x + Σ_{k≥2} e_k x^k)`` is done the same way (weights ``k − 1``)
-and then by Lagrange inversion,
+reversion of ``f`` is Lagrange inversion,
 
-.. math::  [x^k] h^{<-1>} = \frac1k [y^{k-1}] φ(y)^k, \qquad φ = y / h(y),
+.. math::  [x^k] f^{<-1>} = \frac1k [y^{k-1}] φ(y)^k, \qquad φ = y / f(y),
 
-with the powers ``φ^j`` split into baby steps ``φ^b`` (``b < m``) and giant steps
-``φ^{am}`` (``m ≈ √n``): ``O(√n)`` packed products and ``n²/2`` products of coefficients
-(the baby-step giant-step evaluation of Lagrange's formula, cf. Brent–Kung [KNU97]_ §4.7).
-When ``φ`` is a polynomial of low degree (at most ``√n``) the plain chain
-``φ^j = φ^{j-1} φ`` (``n`` packed products by a short factor) is cheaper and is used.
+directly when ``φ`` has polynomial coefficients (issue 27: the χ-transform
+``u/((1+u)(t1+u)(t2+u))`` of a product of free Poisson laws, whose ``φ`` is the product);
+otherwise ``f = f_1 (x + Σ_{k≥2} e_k x^k)`` is rescaled as above (weights ``k − 1``) to
+``h(y) = y + Σ h_k y^k`` with polynomial ``h_k`` and Lagrange inversion runs on
+``φ = y/h(y)``.  The powers ``φ^j`` are split into baby steps ``φ^b`` (``b < m``) and giant
+steps ``φ^{am}`` (``m ≈ √n``): ``O(√n)`` packed products and ``n²/2`` products of
+coefficients (the baby-step giant-step evaluation of Lagrange's formula, cf. Brent–Kung
+[KNU97]_ §4.7).  When ``φ`` is a polynomial of low degree ``d`` (at most ``√n``) the plain
+chain ``φ^j = φ^{j-1} φ`` on lists of coefficients (``d + 1`` small products per
+coefficient, only the coefficients later steps read) is cheaper and is used.
 
 Conversion: :func:`from_domain` and :func:`to_domain` go to and from the elements of a
 sympy rational function field ``ZZ(t1, …)`` / ``QQ(t1, …)`` (whose canonical form, and so
 whose ``to_sympy`` expressions, are those of
-:class:`~freeprob.core.coefficients.SymbolicRing`); :func:`integer_poly_expr` builds the
-same expression directly for a polynomial with integer coefficients (the common case,
-and the one where sympy's generic constructors cost most).
+:class:`~freeprob.core.coefficients.SymbolicRing`); :func:`poly_expr` builds the
+same expression directly, in one pass, for a polynomial (the common case, and the one
+where sympy's generic constructors cost most).
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ import flint
 import sympy as sp
 from sympy.core.basic import _args_sortkey
 
-__all__ = ["Frac", "MpolyAlgebra", "from_domain", "to_domain", "integer_poly_expr"]
+__all__ = ["Frac", "MpolyAlgebra", "from_domain", "to_domain", "poly_expr"]
 
 
 class Frac:
@@ -357,6 +361,13 @@ class MpolyAlgebra:
         out = [self.zero] * n
         if n <= 1:
             return out
+        # φ = x/f(x) and g_k = (1/k) [x^{k-1}] φ^k: when φ has polynomial coefficients
+        # (χ = u/((1+u)(t1+u)(t2+u)) of a free product of free Poisson laws: φ is the
+        # product), Lagrange inversion runs on φ itself, with polynomial results
+        phi = self.inv(f[1:n], n - 1)
+        if all(p.den.is_one() for p in phi):
+            H = self._lagrange_phi(self.pack([p.num for p in phi]), n)
+            return [self.zero] + [Frac(h, self.one_poly) for h in H[1:]]
         f1 = f[1]
         if1 = f1.inverse()
         e = [g * if1 for g in f[2:n]]                                  # f = f1 (x + Σ e_k x^k)
@@ -378,22 +389,29 @@ class MpolyAlgebra:
 
         Raises nothing.  Source: [KNU97]_ §4.7 (Lagrange inversion).
         """
-        zero = self.ctx.constant(0)
         N = n - 1                                   # the largest j
         if N < 1:
-            return [zero] * n
+            return [self.ctx.constant(0)] * n
         phi = self.inv_packed(self.pack([self.one_poly] + list(h[:max(N - 1, 0)])), N)
+        return self._lagrange_phi(phi, n)
+
+    def _lagrange_phi(self, phi, n):
+        """``[0, H_1, …, H_{n-1}]``, ``H_j = (1/j) [y^{j-1}] φ^j`` for the packed ``φ`` (known
+        modulo ``y^{n-1}``, polynomial coefficients, any constant term): the chain of
+        :meth:`_lagrange_chain` when ``φ`` has low degree in ``y``, else baby-step giant-step.
+
+        Raises nothing.  Source: [KNU97]_ §4.7 (Lagrange inversion)."""
+        zero = self.ctx.constant(0)
+        N = n - 1
+        if N < 1:
+            return [zero] * n
+        phi = self.trunc(phi, N)
         m = max(1, math.isqrt(N))
         out = [zero] * n
         if phi.degrees()[-1] <= max(m, 2):
             # φ is a polynomial of low degree in y (e.g. (1+u)(t1+u)(t2+u) of a free
             # product of free Poisson laws): the plain chain φ^j = φ^{j-1} φ is cheaper
-            P = self.one_poly
-            for j in range(1, N + 1):
-                P = self.mul_trunc(P, phi, N)
-                v = divmod(self.trunc(P, j), self._xpow(j - 1))[0]
-                out[j] = v / j if j > 1 else v
-            return out
+            return self._lagrange_chain(phi, N, out)
         baby = [self.one_poly]
         for _ in range(1, m):
             baby.append(self.mul_trunc(baby[-1], phi, N))
@@ -425,6 +443,41 @@ class MpolyAlgebra:
             a += 1
             if a * m <= N:
                 G = self.mul_trunc(G, giant_step, N)
+        return out
+
+    def _lagrange_chain(self, phi, N, out):
+        """``out[j] = (1/j) [y^{j-1}] φ^j`` for ``j = 1..N`` and a polynomial ``φ`` of low
+        degree ``d`` in ``y``: the chain ``φ^j = φ^{j-1} φ`` on the list of coefficients
+        (``d + 1`` products of coefficient polynomials per coefficient), so that truncating
+        and reading a coefficient cost nothing (on the packed polynomial both are FLINT
+        divisions by powers of ``y``, which cost about as much as the products).  Only the
+        coefficients a later ``[y^{j'-1}] φ^{j'}`` reads are formed: those of ``φ^j`` from
+        ``y^{jd - 1 - N(d-1)}`` to ``y^{N-1}``.
+
+        Raises nothing.  Source: [KNU97]_ §4.7 (Lagrange inversion)."""
+        zero = self.ctx.constant(0)
+        phis = [(d, c) for d, c in enumerate(self.unpack(phi, phi.degrees()[-1] + 1))
+                if not c.is_zero()]
+        deg = phis[-1][0]
+        P = [self.one_poly]                          # φ^{j-1} mod y^N, coefficient lists
+        for j in range(1, N + 1):
+            top = min(len(P) - 1 + deg, N - 1)
+            low = max(0, j * deg - 1 - N * (deg - 1)) if deg else 0
+            Q = [zero] * low
+            for i in range(low, top + 1):
+                acc = None
+                for d, c in phis:
+                    if i < d:
+                        break
+                    if i - d < len(P):
+                        q = P[i - d]
+                        if not q.is_zero():
+                            q = q if c.is_one() else q * c
+                            acc = q if acc is None else acc + q
+                Q.append(zero if acc is None else acc)
+            P = Q
+            v = P[j - 1] if j - 1 < len(P) else zero
+            out[j] = v / j if j > 1 else v
         return out
 
 
@@ -470,36 +523,100 @@ def to_domain(alg, K, f):
     return K.field.new(ring.from_dict(nd), ring.from_dict(dd))
 
 
-def integer_poly_expr(p, gens):
-    """The sympy expression of the polynomial ``p`` (integer coefficients, free of ``x``) in
-    ``gens``, built in canonical form directly (the ``Add``/``Mul`` of
-    :func:`sympy.polys.polyutils.expr_from_dict`, with arguments sorted as their
-    constructors sort them), or ``None`` if a coefficient is not an integer."""
-    one, zero = sp.S.One, sp.S.Zero
-    powers, terms, const = {}, [], zero
-    for m, c in p.to_dict().items():
-        if c.q != 1:
-            return None
-        factors = []
-        for g, e in zip(gens, m):
-            if e:
-                f = powers.get((g, e))
-                if f is None:
-                    f = powers[(g, e)] = g if e == 1 else sp.Pow(g, e)
-                factors.append(f)
-        coeff = sp.Integer(int(c.p))
-        if not factors:
-            const = coeff
+#: sympy class -> its position in ``ordering_of_classes`` (the first key of
+#: :meth:`sympy.core.basic.Basic.compare`), or ``None`` when the class is not listed there
+_CLASS_POS = {}
+
+
+def _class_pos(cls):
+    try:
+        return _CLASS_POS[cls]
+    except KeyError:
+        from sympy.core.basic import ordering_of_classes
+        pos = _CLASS_POS[cls] = (ordering_of_classes.index(cls.__name__)
+                                 if cls.__name__ in ordering_of_classes else None)
+        return pos
+
+
+#: ``(g, e) -> g**e`` for the powers built by :func:`poly_expr` (bounded: cleared when full)
+_POWERS = {}
+
+
+def _power(g, e):
+    try:
+        return _POWERS[(g, e)]
+    except KeyError:
+        if len(_POWERS) > 100_000:
+            _POWERS.clear()
+        out = _POWERS[(g, e)] = g if e == 1 else sp.Pow(g, e)
+        return out
+
+
+def poly_expr(p, gens):
+    """The sympy expression of the polynomial ``p`` (rational coefficients, free of ``x``) in
+    the symbols ``gens``, in canonical form: the expression sympy's ``Add``/``Mul``
+    constructors build (and so ``to_sympy`` of the fraction field), with identical
+    arguments in identical order.  ``None`` when a class involved is not in sympy's
+    ``ordering_of_classes`` (then the caller takes sympy's generic route).
+
+    One pass: the generators are ranked once by sympy's sort key (``_args_sortkey``, i.e.
+    :meth:`sympy.core.basic.Basic.compare`), after which each term's place is a tuple of
+    integers: ``compare`` orders two objects by the position of their classes in
+    ``ordering_of_classes``, then by the length of their arguments, then argument by
+    argument; the arguments of ``g**e`` are ``(g, e)``, those of a number ``(p, q)``.  So
+    the terms are sorted by plain tuple comparison instead of one ``compare`` call (a
+    recursive Python function) per pair, which cost most of the conversion of a long
+    symbolic series.
+
+    Raises nothing.  Source: sympy's ``Basic.compare``, ``Add.flatten``, ``Mul.flatten``.
+    """
+    d = p.to_dict()
+    if not d:
+        return sp.S.Zero
+    nv = len(gens)
+    pos_mul, pos_pow = _class_pos(sp.Mul), _class_pos(sp.Pow)
+    # compare(g**a, h**b) is compare(g, h), then a vs b: rank the generators once
+    grank = {g: r for r, g in enumerate(sorted(gens, key=_args_sortkey))}
+    gpos = [_class_pos(type(g)) for g in gens]
+    if None in gpos or pos_mul is None or pos_pow is None:
+        return None
+    objs, fkey = {}, {}
+    for m in d:
+        for i, e in enumerate(m[:nv]):
+            if e and (i, e) not in objs:
+                objs[(i, e)] = _power(gens[i], e)
+                fkey[(i, e)] = (gpos[i], grank[gens[i]]) if e == 1 else (pos_pow, grank[gens[i]], e)
+    numbers = {}
+    terms, const = [], None
+    for m, c in d.items():
+        pq = (int(c.p), int(c.q))
+        num = numbers.get(pq)
+        if num is None:
+            num = sp.Integer(pq[0]) if pq[1] == 1 else sp.Rational(*pq)
+            cp = _class_pos(type(num))
+            if cp is None:
+                return None
+            numbers[pq] = num = (num, (cp,) + pq)
+        fs = [(i, e) for i, e in enumerate(m[:nv]) if e]
+        if not fs:
+            const = num[0]
             continue
-        if len(factors) > 1:
-            factors.sort(key=_args_sortkey)
-        if coeff is one:
-            terms.append(factors[0] if len(factors) == 1 else sp.Mul._from_args(factors, True))
+        if len(fs) > 1:
+            fs.sort(key=fkey.__getitem__)
+        if pq == (1, 1):
+            if len(fs) == 1:
+                terms.append((fkey[fs[0]], objs[fs[0]]))
+                continue
+            args, akeys = [], []
         else:
-            terms.append(sp.Mul._from_args([coeff] + factors, True))
+            args, akeys = [num[0]], [num[1]]
+        args += [objs[f] for f in fs]
+        akeys += [fkey[f] for f in fs]
+        terms.append(((pos_mul, len(args), *akeys), sp.Mul._from_args(args, True)))
     if not terms:
         return const
-    terms.sort(key=_args_sortkey)
-    if const is not zero:
-        terms.insert(0, const)
-    return terms[0] if len(terms) == 1 else sp.Add._from_args(terms, True)
+    terms.sort(key=lambda kt: kt[0])
+    args = [t for _, t in terms]
+    if const is not None:
+        args.insert(0, const)
+    return args[0] if len(args) == 1 else sp.Add._from_args(args, True)

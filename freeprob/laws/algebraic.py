@@ -42,7 +42,6 @@ from functools import singledispatch
 
 import sympy as sp
 
-from freeprob.core.exactpoly import flint_context, from_flint, norm
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
 from freeprob.laws.law import Law, register
@@ -124,6 +123,7 @@ def _eliminate(first, steps, gens):
     NotAvailable
         If the eliminant vanishes (degenerate law) or sympy cannot form it.
     """
+    from freeprob.core.exactpoly import flint_context, from_flint  # here: moments need neither
     exprs = [first] + [q for q, _ in steps]
     elim = [v for _, v in steps]
     fd = flint_context(exprs, tuple(gens) + tuple(elim))
@@ -187,6 +187,7 @@ def _irreducible_equation(P, law):
     sympy and the selection repeated.  Coefficients FLINT cannot hold (``log(8)``,
     ``sqrt(t)``) are factored by sympy.
     """
+    from freeprob.core.exactpoly import flint_context, from_flint
     fd = flint_context([P], (G, z))
     if fd is None:
         try:
@@ -235,6 +236,7 @@ def _irreducible_by_norm(g, relations):
     names = g.context().names()
     if not any(g.degrees()[names.index(n)] > 0 for n, _ in relations):
         return False
+    from freeprob.core.exactpoly import norm
     N = norm(g, relations)
     try:
         factors = N.factor()[1]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from freeprob.core import cumulants as _cum
 from freeprob.core.params import as_exact, check, sign
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.law import Law
@@ -265,6 +266,12 @@ class FreePoisson(Law):
             p = p * a
             out.append(p)
         return out
+
+    def _moment_formula(self, ring, k):
+        # one reversion of χ(u) = u S(u)/(1 + u) = u/(α(u + λ)(1 + u)), whose Lagrange
+        # inversion multiplies by a quadratic; the cumulant route (w/C(w), C dense) costs
+        # far more in symbolic parameters
+        return _cum.moments_from_s_transform(ring, self._s_formula(ring, k), k)
 
     def _r_closed(self):
         return self.rate * self.jump / (1 - self.jump * w)

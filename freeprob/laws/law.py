@@ -53,7 +53,6 @@ from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
 from freeprob.core.symbols import z as _z
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
-from freeprob.numeric.cauchy import AlgebraicCauchy
 
 __all__ = ["Law", "check_order", "check_dps"]
 
@@ -547,6 +546,8 @@ class Law:
         self.check_numeric(who)
         hit = self._cache.get("evaluator")
         if hit is None:
+            # imported here: exact moments and cumulants need no numeric layer (CLI startup)
+            from freeprob.numeric.cauchy import AlgebraicCauchy
             hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(),
                                                              known_atoms=self._known_atoms())
         return hit

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from freeprob.core import cumulants as _cum
 from freeprob.core.params import as_exact, check, sign
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.law import Law, register
-from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u, w, x, z
 
 __all__ = ["free_add", "free_mul", "free_power", "pushforward", "shift", "dilate", "mixture",
@@ -99,10 +99,7 @@ def _s_route_moments(ring, a, b, k):
     if k == 0:
         return [ring.one]
     S = a._s(ring, k) * b._s(ring, k)                                   # order k
-    one_plus_u = TruncatedSeries._raw([ring.one, ring.one], k, ring)
-    chi = (S / one_plus_u).shift(1)                                      # order k + 1
-    psi = chi.reversion()
-    return [ring.one] + list(psi._c[1:k + 1])
+    return _cum.moments_from_s_transform(ring, S._c, k)
 
 
 @dataclass(frozen=True)
@@ -158,6 +155,13 @@ class FreeMul(Law):
             out.append(acc)
         return out
 
+    def _cumulant_formula(self, ring, k):
+        # R^{<-1>}(w) = w S(w): the free cumulants of μ ⊠ ν are one reversion of the
+        # S-transform product ([NS06] Remark 18.16), not moments first and a second reversion
+        if any(self._zero_mean):
+            return None
+        return _cum.free_cumulants_from_s_transform(ring, self._s(ring, k)._c, k)
+
     def _s_closed(self):
         try:
             return self.left.s_transform() * self.right.s_transform()
@@ -185,8 +189,9 @@ def free_mul(*laws) -> Law:
     r"""Free multiplicative convolution ``μ_1 ⊠ μ_2 ⊠ …`` (two or more laws).
 
     The law of ``√a b √a`` for free ``a ≥ 0`` and ``b``: ``S_{μ⊠ν} = S_μ S_ν``
-    ([NS06] Lecture 18, Thm. 18.17; [MS17] §2.6; [VOI87]_).  Moments are
-    computed from the S-transform product by two series reversions.  One factor may
+    ([NS06] Lecture 18, Thm. 18.17; [MS17] §2.6; [VOI87]_).  Moments are one series
+    reversion of ``χ(u) = u S(u)/(1 + u)`` built from the S-transform product, free
+    cumulants one reversion of ``u S(u)`` ([NS06] Remark 18.16).  One factor may
     have zero mean (e.g. a centred semicircle): its moments are then obtained by
     exact polynomial interpolation in a shift ``ε`` of that factor, since
     ``m_n(a ⊠ (b + ε))`` is a polynomial of degree ≤ n in ε.
