@@ -122,6 +122,7 @@ def creation_problem(directory):
         d = d.parent
     if not d.is_dir():
         return f"{str(d)!r} is not a directory"
+    import secrets                     # here: a command that writes no file does not load it
     probe = d / f".freeprob-probe.{os.getpid()}-{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

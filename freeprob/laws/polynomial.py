@@ -16,17 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy as sp
 
-from freeprob.core.linearization import linearize
-from freeprob.core.ncpoly import NCPoly, from_sympy, parse_ncpoly, re_im
-from freeprob.core.opvalued import OVSeries, cumulants_needed
 from freeprob.core.params import as_exact
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.law import Law
 from freeprob.laws.operations import dilate, free_add, pushforward, shift
+
+if TYPE_CHECKING:                      # the polynomial modules load on first use (startup)
+    from freeprob.core.ncpoly import NCPoly
 
 __all__ = ["PolynomialLaw", "PolynomialLinearization", "polynomial_law"]
 
@@ -95,6 +95,8 @@ class PolynomialLaw(Law):
     variables: tuple
 
     def __post_init__(self):
+        from freeprob.core.linearization import linearize
+        from freeprob.core.ncpoly import NCPoly
         names = [n for n, _ in self.variables]
         _check_variables(dict(self.variables))
         poly = NCPoly({tuple(w): as_exact(c, _WHO, "coefficient") for w, c in self.terms})
@@ -107,9 +109,11 @@ class PolynomialLaw(Law):
     @cached_property
     def polynomial(self) -> NCPoly:
         """The polynomial ``p`` (:class:`~freeprob.core.ncpoly.NCPoly`)."""
+        from freeprob.core.ncpoly import NCPoly
         return NCPoly(dict(self.terms))
 
     def _lin(self):
+        from freeprob.core.linearization import linearize
         lin = self._cache.get("linearization")
         if lin is None:
             lin = self._cache["linearization"] = linearize(self.polynomial, [n for n, _ in self.variables])
@@ -123,6 +127,7 @@ class PolynomialLaw(Law):
                                        lin.names, lin.depth)
 
     def _parameters(self):
+        from freeprob.core.ncpoly import re_im
         out = []
         for _, law in self.variables:
             out.extend(law.parameters())
@@ -131,6 +136,7 @@ class PolynomialLaw(Law):
         return tuple(out)
 
     def _moment_formula(self, ring, k):
+        from freeprob.core.opvalued import OVSeries, cumulants_needed
         lin = self._lin()
         need = cumulants_needed(lin, k)
         kappas = [law._kappa(ring, need) for _, law in self.variables]
@@ -200,6 +206,7 @@ def polynomial_law(expr, variables, parameters=()) -> Law:
     Source: [AND13]_ (linearization), [BMS17]_ §4 and [MS17]_ ch. 9–10 (operator-valued
     free probability), [NS06]_ Lecture 11 (the check by non-crossing partitions).
     """
+    from freeprob.core.ncpoly import NCPoly, from_sympy, parse_ncpoly
     variables = _check_variables(variables)
     names = list(variables)
     law_symbols = set().union(*[law.free_symbols for law in variables.values()])

@@ -36,9 +36,6 @@ import flint
 import sympy as sp
 
 from freeprob.core.coefficients import QQ, flint_precision
-from freeprob.core.exactpoly import flint_context, from_flint
-from freeprob.core.linearization import Linearization
-from freeprob.core.opvalued import Gaussian, OVSeries, cumulants_needed, factor_hermitian
 from freeprob.core.symbols import G, z
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.algebraic import r_equation, raw_cauchy_equation
@@ -82,6 +79,7 @@ def polynomial_system(law: PolynomialLaw):
         A coefficient or parameter that is not rational, a symbol or ``I``; a variable
         without an algebraic equation; a rank ≥ 3 piece with a non-affine R-transform.
     """
+    from freeprob.core.opvalued import OVSeries, cumulants_needed, factor_hermitian
     lin = law._lin()
     for c in law.parameters():
         c = sp.sympify(c)
@@ -239,6 +237,7 @@ class _Residual:
     """``f(series…, z = 1/w) · w^{deg_z f}`` modulo ``w^T`` for FLINT polynomials."""
 
     def __init__(self, variables, names, series, point, complex_):
+        from freeprob.core.opvalued import Gaussian     # here, not at import: the law commands' startup
         self.names, self.complex = names, complex_
         self.T = min(len(v) for v in series.values())
         self.qctx = flint.fmpq_mpoly_ctx.get(names, "lex")
@@ -254,6 +253,7 @@ class _Residual:
         self._pow = {}
 
     def _pair(self, coeffs):
+        from freeprob.core.opvalued import Gaussian
         if not self.complex:
             return (flint.fmpq_series([flint.fmpq(c) for c in coeffs]), None)
         return (flint.fmpq_series([c.re if isinstance(c, Gaussian) else c for c in coeffs]),
@@ -319,6 +319,7 @@ def eliminate(law: PolynomialLaw) -> sp.Poly:
         As :func:`polynomial_system`; a resultant above :data:`MAX_DEGREE` (the message
         says to use the numeric path); a degenerate system.
     """
+    from freeprob.core.exactpoly import flint_context, from_flint
     eqs, unknowns, series_of = polynomial_system(law)
     point = _point(law) if law.free_symbols else {}
     fd = flint_context(eqs, tuple(unknowns) + (G, z))
@@ -385,6 +386,7 @@ def eliminate(law: PolynomialLaw) -> sp.Poly:
 
 @raw_cauchy_equation.register
 def _(law: PolynomialLaw):
+    from freeprob.core.linearization import Linearization
     if not isinstance(law._lin(), Linearization):       # pragma: no cover
         raise NotAvailable("polynomial_law: no linearization")
     return eliminate(law)
