@@ -38,12 +38,13 @@ _EXPORTS = {
     **dict.fromkeys(_OPERATIONS, "freeprob.laws.operations"),
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
     "TruncatedSeries": "freeprob.core.series",
+    "interruptible": "freeprob._interruptible",
     "Rational": "sympy",
     "Symbol": "sympy",
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, *_CUMULANTS, "TruncatedSeries",
+    "Law", *_FAMILIES, *_OPERATIONS, *_CUMULANTS, "TruncatedSeries", "interruptible",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

@@ -51,17 +51,21 @@ def family_dims(family, n):
     return max(1, n // 128), 64
 
 
-def _evaluate(family, n, beta, seeds, entropy, points):
-    """relW1/KS of softmax vs the GE law and the GE sample at one β (means over seeds)."""
+def _evaluate(family, n, beta, seeds, entropy, points, step=lambda part, text: None):
+    """relW1/KS of softmax vs the GE law and the GE sample at one β (means over seeds);
+    ``step(part, text)`` reports the sub-steps: the law tabulated (``part`` 0), then each
+    draw (``part`` ``(s + 1)/(seeds + 1)``)."""
     from freeprob.attention import laws as attention
     from freeprob.sampler import Dimensions, spectra
     heads, d_k = family_dims(family, n)
     arch = attention.Architecture.from_dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
+    step(0.0, f"β = {beta:.4g}: tabulating the GE law")
     law = TabulatedLaw.from_law(attention.concatenated_attention_law(arch.with_beta(repr(float(beta)))),
                                 points=points)
     dims = Dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
     acc = {k: [] for k in ("law", "sample", "KS_law", "KS_sample", "top_sm", "top_ge", "m4_err")}
     for s in range(seeds):
+        step((s + 1) / (seeds + 1), f"β = {beta:.4g}: draw {s + 1}/{seeds}")
         word = int.from_bytes(hashlib.sha256(f"{beta:.12g}/{s}".encode()).digest()[:4], "little")
         rng = np.random.default_rng(list(entropy) + [word])
         sp = spectra(dims, float(beta), rng=rng, models=("softmax", "ge"), objects=("concat",))
@@ -94,10 +98,20 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
     points actually evaluated.  If none can, the error is raised (the cell fails and is
     reported).
 
+    Progress: every evaluation (the tabulation of the GE law at that β, then each draw) is
+    reported with :func:`freeprob._progress.report` (the sweep's bar moves within the cell).
+
     Raises ``FreeprobValueError`` for bad family/n.  Source: theory.md §11.
     """
+    from freeprob._progress import report
     from freeprob.errors import PrecisionError
-    cache, shifted = {}, []
+    cache, shifted, count = {}, [], [0]
+    # sub-steps (freeprob._progress.report, shown by the sweep's bar): the evaluations at most
+    # (the grid, then `steps` bisections per target and ε; fewer when bisections are skipped)
+    total = len(betas) + 2 * len(epsilons) * steps
+
+    def step(part, text):
+        report(min(count[0] + part, total), total, f"{text} (evaluation {count[0] + 1} of ≤ {total})")
 
     def evaluate(b):
         """(β actually evaluated, its values)."""
@@ -106,7 +120,8 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
             for rel in (0.0, 1e-3, -1e-3, 4e-3, -4e-3):
                 c = float(round(b * (1 + rel), 6))
                 try:
-                    cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points))
+                    cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points, step))
+                    count[0] += 1
                     break
                 except PrecisionError:
                     if rel == -4e-3:
@@ -243,8 +258,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
                                                 ("law", "KS_law", "sample", "KS_sample", "top_sm", "top_ge",
                                                  "edge_law", "m4_err")}))
     out = Path(out)
-    files = [_write_csv(out / "beta_frontier.csv", rows["law"]),
-             _write_csv(out / "beta_frontier_sample.csv", rows["sample"])]
+    fields = ("family", "n", "epsilon", "beta_star", "beta_low", "beta_high")
+    files = [_write_csv(out / "beta_frontier.csv", rows["law"], fields),
+             _write_csv(out / "beta_frontier_sample.csv", rows["sample"], fields)]
     if diag:
         files.append(_write_csv(out / "beta_diagnostics.csv", diag))
     fits = {}
