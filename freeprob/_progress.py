@@ -183,7 +183,9 @@ class ProgressLine:
 
 
 def _columns(stream):
+    """The terminal's width (80 when unknown: a pseudo-terminal of size 0, no descriptor)."""
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, ValueError, OSError):
-        return 80
+        cols = 0
+    return cols if cols >= 20 else 80
