@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-__all__ = ["report", "reporting", "ProgressLine", "human_seconds", "QUIET_SECONDS", "TTY_AFTER"]
+__all__ = ["report", "reporting", "within", "ProgressLine", "human_seconds", "QUIET_SECONDS", "TTY_AFTER"]
 
 #: seconds of silence before a :class:`ProgressLine` writes to a stream that is not a terminal
 QUIET_SECONDS = 10.0
@@ -66,6 +66,29 @@ def reporting(sink):
         yield
     finally:
         _SINK.reset(token)
+
+
+@contextlib.contextmanager
+def within(done, span, total, text=None):
+    r"""Within the block, the reports of an inner computation (its own ``done/total``) are
+    passed on to the current receiver as the part ``span`` of the outer sub-steps starting at
+    ``done`` (of ``total``), its text after ``text`` (``"β = 0.5: tabulating: piece 1/2"``).
+
+    For a computation that reports its own sub-steps run as one sub-step of another (the
+    tabulation of a law inside a frontier evaluation).  No-op without a receiver.
+    Source: this module.
+    """
+    outer = _SINK.get()
+    if outer is None:
+        yield
+        return
+
+    def sink(d, t, txt):
+        frac = min(max(float(d or 0) / float(t), 0.0), 1.0) if t else 0.0
+        outer(done + span * frac, total, f"{text}: {txt}" if text and txt else (txt or text))
+
+    with reporting(sink):
+        yield
 
 
 def human_seconds(s) -> str:

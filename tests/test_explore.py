@@ -191,7 +191,7 @@ def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch)
     relW1 = β·n/6400 (so β* = ε·6400/n), which also checks the bisection end to end."""
     from freeprob.experiments import explore_beta, store
 
-    def fake(family, n, beta, seeds, entropy, points, step=None):
+    def fake(family, n, beta, seeds, entropy, points):
         r = beta * n / 6400
         return dict(law=r, sample=r, KS_law=r, KS_sample=r, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)
 
@@ -225,7 +225,7 @@ def test_failed_frontier_cell_has_no_row_and_exit_status_1(tmp_path, monkeypatch
     from freeprob.cli import main
     from freeprob.experiments import explore_beta
 
-    def fake(family, n, beta, seeds, entropy, points, step=None):
+    def fake(family, n, beta, seeds, entropy, points):
         if n == 128:
             raise ArithmeticError("no convergence at this beta")
         r = beta * n / 6400
@@ -250,7 +250,7 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
     from freeprob.experiments import explore_beta
     bad = set()
 
-    def fake(family, n, beta, seeds, entropy, points, step=None):
+    def fake(family, n, beta, seeds, entropy, points):
         if not bad and 0.5 < beta < 1.0 and beta not in (0.4899, 0.7288, 1.0843):
             bad.add(beta)                           # the first bisection point fails
         if beta in bad:

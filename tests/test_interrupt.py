@@ -17,6 +17,7 @@ import pytest
 
 import freeprob as fp
 from freeprob._interruptible import ENV_IN_PROCESS, WorkerDied, WorkerProcess
+from freeprob._progress import report
 from freeprob._signals import Terminated, sigterm_as_interrupt
 
 LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc/self/task")
@@ -179,9 +180,9 @@ def test_explore_progress_moves_within_a_cell(tmp_path, monkeypatch, capsys):
     frontier are its sub-steps, reported through the worker's pipe), before the cell ends."""
     from freeprob.experiments import explore_beta
 
-    def fake(family, n, beta, seeds, entropy, points, step=lambda part, text: None):
+    def fake(family, n, beta, seeds, entropy, points):
         for s in range(seeds + 1):
-            step(s / (seeds + 1), f"β = {beta:.4g}")
+            report(s, seeds + 1, f"β = {beta:.4g}")
             time.sleep(0.12)                         # reports are sent at most every 0.1 s
         d = 0.04 * beta                              # relative W1 growing with β: a frontier at β = 1.25
         return dict(law=d, sample=d, KS_law=d, KS_sample=d, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)

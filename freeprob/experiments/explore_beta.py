@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from freeprob._progress import report, within
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
@@ -51,21 +52,22 @@ def family_dims(family, n):
     return max(1, n // 128), 64
 
 
-def _evaluate(family, n, beta, seeds, entropy, points, step=lambda part, text: None):
+def _evaluate(family, n, beta, seeds, entropy, points):
     """relW1/KS of softmax vs the GE law and the GE sample at one β (means over seeds);
-    ``step(part, text)`` reports the sub-steps: the law tabulated (``part`` 0), then each
-    draw (``part`` ``(s + 1)/(seeds + 1)``)."""
+    reports its sub-steps (:func:`freeprob._progress.report`): the law tabulated, then each
+    draw."""
     from freeprob.attention import laws as attention
     from freeprob.sampler import Dimensions, spectra
     heads, d_k = family_dims(family, n)
     arch = attention.Architecture.from_dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
-    step(0.0, f"β = {beta:.4g}: tabulating the GE law")
-    law = TabulatedLaw.from_law(attention.concatenated_attention_law(arch.with_beta(repr(float(beta)))),
-                                points=points)
+    report(0, seeds + 1, f"β = {beta:.4g}: tabulating the GE law")
+    with within(0, 1, seeds + 1, f"β = {beta:.4g}"):
+        law = TabulatedLaw.from_law(attention.concatenated_attention_law(arch.with_beta(repr(float(beta)))),
+                                    points=points)
     dims = Dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
     acc = {k: [] for k in ("law", "sample", "KS_law", "KS_sample", "top_sm", "top_ge", "m4_err")}
     for s in range(seeds):
-        step((s + 1) / (seeds + 1), f"β = {beta:.4g}: draw {s + 1}/{seeds}")
+        report(s + 1, seeds + 1, f"β = {beta:.4g}: draw {s + 1}/{seeds}")
         word = int.from_bytes(hashlib.sha256(f"{beta:.12g}/{s}".encode()).digest()[:4], "little")
         rng = np.random.default_rng(list(entropy) + [word])
         sp = spectra(dims, float(beta), rng=rng, models=("softmax", "ge"), objects=("concat",))
@@ -103,15 +105,11 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
 
     Raises ``FreeprobValueError`` for bad family/n.  Source: theory.md §11.
     """
-    from freeprob._progress import report
     from freeprob.errors import PrecisionError
     cache, shifted, count = {}, [], [0]
-    # sub-steps (freeprob._progress.report, shown by the sweep's bar): the evaluations at most
+    # sub-steps (freeprob._progress, shown by the sweep's bar): the evaluations at most
     # (the grid, then `steps` bisections per target and ε; fewer when bisections are skipped)
     total = len(betas) + 2 * len(epsilons) * steps
-
-    def step(part, text):
-        report(min(count[0] + part, total), total, f"{text} (evaluation {count[0] + 1} of ≤ {total})")
 
     def evaluate(b):
         """(β actually evaluated, its values)."""
@@ -120,7 +118,9 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
             for rel in (0.0, 1e-3, -1e-3, 4e-3, -4e-3):
                 c = float(round(b * (1 + rel), 6))
                 try:
-                    cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points, step))
+                    k = min(count[0], total - 1)
+                    with within(k, 1, total, f"evaluation {count[0] + 1} of ≤ {total}"):
+                        cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points))
                     count[0] += 1
                     break
                 except PrecisionError:
