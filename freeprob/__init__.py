@@ -39,12 +39,13 @@ _EXPORTS = {
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
     "polynomial_law": "freeprob.laws.polynomial",
     "TruncatedSeries": "freeprob.core.series",
+    "interruptible": "freeprob._interruptible",
     "Rational": "sympy",
     "Symbol": "sympy",
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", *_CUMULANTS, "TruncatedSeries",
+    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", *_CUMULANTS, "TruncatedSeries", "interruptible",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

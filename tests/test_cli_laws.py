@@ -413,3 +413,11 @@ def test_plot_with_unknown_extension_and_reserved_nan(capsys, tmp_path):
     assert status == 2 and "--plot" in err and "Traceback" not in err
     status, _, err = run(capsys, "moments", "Semicircle(0, nan)", "--order", "2")
     assert status == 2 and "'nan' is not a number" in err
+
+
+def test_exact_values_print_all_their_digits(capsys):
+    """Python refuses str() of integers above 4300 digits by default; an exact moment has
+    as many as it has (moments of order 4000 of the issue's law have more)."""
+    status, out, err = run(capsys, "moments", "Dirac(10**300)", "--order", "15", "--format", "csv")
+    assert status == 0 and err == ""
+    assert out.splitlines()[-1] == "15," + "1" + "0" * 4500                 # m_15 = 10**4500

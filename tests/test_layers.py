@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
 ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli")
 BASE = {"freeprob", "freeprob.errors", "freeprob._extras", "freeprob._files", "freeprob._signals",
+        "freeprob._progress", "freeprob._interruptible",
         "freeprob.references", "freeprob._checks", "freeprob._text"}
 MAX_LINES = 800
 #: what the sampler may import besides itself: the errors, the argument checks and the one

@@ -17,10 +17,18 @@ Examples
 Errors (bad expressions, parameters outside their domain, an order above the limit
 without ``--force``, laws without an equation) print a message on stderr and exit with
 status 2.
+
+The computation (and the formatting of its output) runs in a worker process
+(:func:`freeprob.cli.work.compute`): Ctrl-C and SIGTERM stop it at once, even inside one
+long FLINT call, and work over a few seconds shows an elapsed-time line on stderr
+(:class:`freeprob._progress.ProgressLine`).  The command itself parses, asks, checks the
+cost, and writes standard output and files once the worker is done.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -29,6 +37,7 @@ import sys
 import mpmath
 import sympy as sp
 
+from freeprob._progress import report
 from freeprob._text import text_table
 from freeprob.cli.files import (
     DPS_ARG,
@@ -42,6 +51,7 @@ from freeprob.cli.files import (
 )
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.cli.expr import ExpressionError, parse_law, parse_value
+from freeprob.cli.work import compute
 
 __all__ = ["DEFAULT_MAX_ORDER", "LAW_COMMANDS", "MAX_GRID_POINTS", "MAX_PLOT_X", "SEQUENCE_FORMATS",
            "TABLE_KINDS", "add_law_commands", "max_order", "parse_grid", "print_sequences", "run_law_command"]
@@ -371,7 +381,8 @@ def _sequence_command(args, kinds, out):
         from freeprob.cli.costguard import guard_exact_cost
         guard_exact_cost(law, [_KINDS[k][0] for k in kinds], order, who=f"freeprob {args.command}",
                          forced=args.force or args.max_order is not None)
-    return print_sequences(law, " ".join(args.law.split()), kinds, order, args.dps, args.format, out)
+    return print_sequences(law, " ".join(args.law.split()), kinds, order, args.dps, args.format, out,
+                           who=f"freeprob {args.command}")
 
 
 def _maybe_symbolic(law):
@@ -383,9 +394,13 @@ def _maybe_symbolic(law):
     return isinstance(law._exact_ring(), SymbolicRing)
 
 
-def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
+def print_sequences(law, text, kinds, order, dps, fmt, out, *, who="freeprob") -> int:
     r"""Print sequences of ``law`` of orders ``0..order``: the output of ``freeprob moments``,
     ``freeprob cumulants`` and ``freeprob table``.
+
+    The values are computed and formatted in a worker process
+    (:func:`freeprob.cli.work.compute`), so that Ctrl-C and SIGTERM stop a long series at
+    once, with an elapsed-time line on stderr after a few seconds.
 
     Parameters
     ----------
@@ -401,6 +416,8 @@ def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
         One of :data:`SEQUENCE_FORMATS`: ``table`` (aligned columns under a ``law:`` line),
         ``csv``, ``json`` or ``latex``.
     out : file
+    who : str, keyword-only
+        The command, for the progress line.
 
     Returns
     -------
@@ -411,43 +428,65 @@ def print_sequences(law, text, kinds, order, dps, fmt, out) -> int:
     ------
     FreeprobValueError, PrecisionError
         From the :class:`~freeprob.laws.law.Law` methods.
+    KeyboardInterrupt
+        Ctrl-C or SIGTERM (the worker is stopped at once).
 
     Source: this module.
     """
+    out.write(compute(who, _sequences_text, law, text, kinds, order, dps, fmt))
+    return 0
+
+
+def _sequences_text(law, text, kinds, order, dps, fmt):
+    """The output of :func:`print_sequences` as one string (run in the worker)."""
     cols = {k: getattr(law, _KINDS[k][0])(order, dps=dps) for k in kinds}
     mode = "exact" if dps is None else f"{dps} significant digits"
-    if fmt == "json":
-        rec = {"law": text, "order": order, "exact": dps is None, "dps": dps,
-               "values": {k: [_num(v, dps) for v in cols[k]] for k in kinds}}
-        print(json.dumps(rec, ensure_ascii=False, indent=1), file=out)
-    elif fmt == "csv":
-        print(",".join(["n"] + [_KINDS[k][2] + "_n" for k in kinds]), file=out)
-        for n in range(order + 1):
-            print(",".join([str(n)] + [_num(cols[k][n], dps) for k in kinds]), file=out)
-    elif fmt == "latex":
-        print(f"% law: {text} ({mode})", file=out)
-        print(r"\begin{aligned}", file=out)
-        for k in kinds:
-            for n in range(order + 1):
-                print(f"{_KINDS[k][3]}_{{{n}}} &= {_latex_num(cols[k][n], dps)} \\\\", file=out)
-        print(r"\end{aligned}", file=out)
-    else:
-        print(f"law: {text}   ({mode})", file=out)
-        header = ["n"] + [_KINDS[k][1] for k in kinds]
-        rows = [[str(n)] + [_num(cols[k][n], dps) for k in kinds] for n in range(order + 1)]
-        print(text_table(header, rows, align="r", strip=False), file=out)
-    return 0
+    lines = []
+    with _all_digits():
+        if fmt == "json":
+            rec = {"law": text, "order": order, "exact": dps is None, "dps": dps,
+                   "values": {k: [_num(v, dps) for v in cols[k]] for k in kinds}}
+            lines.append(json.dumps(rec, ensure_ascii=False, indent=1))
+        elif fmt == "csv":
+            lines.append(",".join(["n"] + [_KINDS[k][2] + "_n" for k in kinds]))
+            lines += [",".join([str(n)] + [_num(cols[k][n], dps) for k in kinds]) for n in range(order + 1)]
+        elif fmt == "latex":
+            lines.append(f"% law: {text} ({mode})")
+            lines.append(r"\begin{aligned}")
+            lines += [f"{_KINDS[k][3]}_{{{n}}} &= {_latex_num(cols[k][n], dps)} \\\\"
+                      for k in kinds for n in range(order + 1)]
+            lines.append(r"\end{aligned}")
+        else:
+            lines.append(f"law: {text}   ({mode})")
+            header = ["n"] + [_KINDS[k][1] for k in kinds]
+            rows = [[str(n)] + [_num(cols[k][n], dps) for k in kinds] for n in range(order + 1)]
+            lines.append(text_table(header, rows, align="r", strip=False))
+    return "".join(line + "\n" for line in lines)
+
+
+@contextlib.contextmanager
+def _all_digits():
+    """Exact values print with all their digits (Python refuses ``str`` of integers above
+    4300 digits by default: moments of order 4000 have more)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def _equation_command(args, out):
     law = _parse_law(args, numeric=False)
-    P = law.cauchy_equation()
-    expr = P.as_expr()
-    if args.latex:
-        print(f"{sp.latex(expr)} = 0", file=out)
-    else:
-        print(f"{expr} = 0", file=out)
+    out.write(compute("freeprob equation", _equation_text, law, args.latex))
     return 0
+
+
+def _equation_text(law, latex):
+    """The output of ``freeprob equation`` (run in the worker)."""
+    expr = law.cauchy_equation().as_expr()
+    with _all_digits():
+        return f"{sp.latex(expr) if latex else expr} = 0\n"
 
 
 def _matplotlib():
@@ -461,18 +500,16 @@ def _matplotlib():
     return figure.Figure, agg.FigureCanvasAgg
 
 
-def _plot(law, xs, ys, path, text):
+def _plot(atoms, xs, ys, path, text):
+    """Draw the density ``ys`` on ``xs`` and the ``atoms`` (``(location, mass)`` floats)
+    within the grid to ``path``."""
     Figure, FigureCanvasAgg = _matplotlib()
     fig = Figure(figsize=(6.4, 4.0))
     FigureCanvasAgg(fig)
     ax = fig.subplots()
     ax.plot([float(v) for v in xs], [float(v) for v in ys], lw=1.5, label="density")
-    try:
-        atoms = law.atoms()
-    except (NotAvailable, FreeprobValueError, ArithmeticError):
-        atoms = ()
     lo, hi = float(xs[0]), float(xs[-1])
-    shown = [(float(sp.N(a)), float(sp.N(m))) for a, m in atoms if lo <= float(sp.N(a)) <= hi]
+    shown = [(a, m) for a, m in atoms if lo <= a <= hi]
     if shown:
         ax.vlines([a for a, _ in shown], 0, [m for _, m in shown], colors="C3", lw=2, label="atoms (mass)")
         ax.plot([a for a, _ in shown], [m for _, m in shown], "o", color="C3")
@@ -515,12 +552,11 @@ def _density_command(args, out):
                                      f"--grid reaches {top:.4g}: use --csv, or a grid within that range")
     dps = args.dps
     ball = getattr(args, "ball", False)
-    ys = _density_values(law, xs, dps, ball=ball)
-    rads = None
-    if ball:
-        # the radius printed covers the printed (rounded) value, not only the midpoint
-        rads = [_radius(y, mpmath.nstr(_arb_mid(y), dps)) for y in ys]
-        ys = [_arb_mid(y) for y in ys]
+    from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
+
+    long = density_seconds(len(xs), dps) > PROGRESS_AFTER           # estimated long: progress at once
+    ys, rads, atoms = compute("freeprob density", _density_data, law, xs, dps, ball, args.plot is not None,
+                              unit="points", after=0 if long else None)
     xdps = _x_digits(xs, dps)
     text = " ".join(args.law.split())
     if args.csv is not None:
@@ -529,7 +565,7 @@ def _density_command(args, out):
             [head] + [f"{_xnum(x, xdps)},{mpmath.nstr(y, dps)}" + (f",{rads[i]}" if ball else "") + "\n"
                       for i, (x, y) in enumerate(zip(xs, ys))]))
     if args.plot is not None:
-        _plot(law, xs, ys, args.plot, text)
+        _plot(atoms, xs, ys, args.plot, text)
     if targets:
         wrote = ", ".join("standard output" if p == STDOUT else p for _, p in targets)
         report = status_stream([p for _, p in targets]) if out is sys.stdout else out
@@ -577,27 +613,40 @@ def _radius(b, printed):
     return f"{mant}e{exp}"
 
 
+def _density_data(law, xs, dps, ball, atoms):
+    """``(values, radii, atoms)`` for ``freeprob density`` (run in the worker): the density
+    values (midpoints with ``ball``), the radii (strings, ``ball`` only: each covers the
+    printed value, not only the midpoint) and, with ``atoms``, the atoms as ``(location,
+    mass)`` floats for the plot (python-flint balls do not leave the worker)."""
+    ys = _density_values(law, xs, dps, ball=ball)
+    rads = None
+    if ball:
+        rads = [_radius(y, mpmath.nstr(_arb_mid(y), dps)) for y in ys]
+        ys = [_arb_mid(y) for y in ys]
+    found = []
+    if atoms:
+        try:
+            found = [(float(sp.N(a)), float(sp.N(m))) for a, m in law.atoms()]
+        except (NotAvailable, FreeprobValueError, ArithmeticError):
+            found = []
+    return ys, rads, found
+
+
 def _density_values(law, xs, dps, ball=False):
     """``law.density(xs, dps=dps)``; a grid estimated to take longer than
-    :data:`freeprob.experiments.cost.PROGRESS_AFTER` s is evaluated in 100 chunks behind a progress bar on
-    stderr (the same digits: each value is certified on its own; without tqdm, the ``sweep``
-    extra, in one piece and without the bar)."""
+    :data:`freeprob.experiments.cost.PROGRESS_AFTER` s is evaluated in 100 chunks, each
+    reported (:func:`freeprob._progress.report`: the points done, shown on stderr by
+    :func:`freeprob.cli.work.compute`); the same digits (each value is certified on its own)."""
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
 
     if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
         return law.density(xs, dps=dps, ball=ball)
-    from freeprob._extras import MissingExtra, require
-
-    try:
-        tqdm = require("tqdm", "sweep").tqdm
-    except MissingExtra:                  # the progress bar is optional: the same values without it
-        return law.density(xs, dps=dps, ball=ball)
     step = -(-len(xs) // 100)
     ys = []
-    with tqdm(total=len(xs), desc="density", unit="point", file=sys.stderr, dynamic_ncols=True) as bar:
-        for i in range(0, len(xs), step):
-            ys.extend(law.density(xs[i:i + step], dps=dps, ball=ball))
-            bar.update(len(xs[i:i + step]))
+    for i in range(0, len(xs), step):
+        report(i, len(xs))
+        ys.extend(law.density(xs[i:i + step], dps=dps, ball=ball))
+    report(len(xs), len(xs))
     return ys
 
 
@@ -635,6 +684,13 @@ def _approx(v, dps):
 
 def _support_command(args, out):
     law = _parse_law(args, numeric=True)
+    out.write(compute("freeprob support", _support_text, law, args))
+    return 0
+
+
+def _support_text(law, args):
+    """The output of ``freeprob support`` (run in the worker)."""
+    out = io.StringIO()
     dps = args.dps
     intervals = law.support(dps=dps)
     atoms = law.atoms(dps=dps)
@@ -652,7 +708,7 @@ def _support_command(args, out):
             rec["intervals_ball"] = [[a.str(dps + 2), b.str(dps + 2)] for a, b in balls[0]]
             rec["atoms_ball"] = [[a.str(dps + 2), m.str(dps + 2)] for a, m in balls[1]]
         print(json.dumps(rec, ensure_ascii=False, indent=1), file=out)
-        return 0
+        return out.getvalue()
     print(f"law: {text}", file=out)
     print("support of the absolutely continuous part:" + ("" if intervals else " none"), file=out)
     for a, b in intervals:
@@ -669,7 +725,7 @@ def _support_command(args, out):
             print(f"  interval [{a.str(dps + 2)}, {b.str(dps + 2)}]", file=out)
         for a, m in balls[1]:
             print(f"  atom at {a.str(dps + 2)}: mass {m.str(dps + 2)}", file=out)
-    return 0
+    return out.getvalue()
 
 
 def run_law_command(args, out=None) -> int:
@@ -699,6 +755,11 @@ def run_law_command(args, out=None) -> int:
         into a message and exit status 2.
     PrecisionError
         Digits that cannot be certified (likewise exit status 2).
+    KeyboardInterrupt
+        Ctrl-C, or SIGTERM inside :func:`freeprob._signals.sigterm_as_interrupt`: the worker
+        process is killed at once (:func:`freeprob.cli.work.compute`).
+    freeprob._interruptible.WorkerDied
+        The worker process was killed (out of memory).
 
     Source: this module.
     """

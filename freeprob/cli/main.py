@@ -24,6 +24,7 @@ import sympy as sp
 
 from freeprob.laws import families as fam
 from freeprob.laws import operations as ops
+from freeprob._interruptible import WorkerDied
 from freeprob._signals import interruption, sigterm_as_interrupt
 from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
 from freeprob.cli.law_commands import (
@@ -69,7 +70,8 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
     with the four columns, under the preset's description; ``fmt`` is one of
     ``table`` (default), ``csv``, ``json``, ``latex``."""
     desc, make = PRESET_LAWS[law_name]
-    print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout)
+    print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout,
+                    who="freeprob table")
 
 
 #: the run times the help texts quote, each measured, with the page that reports the
@@ -669,10 +671,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Entry point of the ``freeprob`` console script; returns the exit status.  SIGTERM
     (``timeout``, SLURM, ``docker stop``) stops every command like Ctrl-C: one line, the
-    finished cells kept, the store closed, a cluster shut down; exit status 143
-    (:func:`freeprob.experiments.sweep.sigterm_as_interrupt`)."""
+    finished cells kept, the store closed, a cluster shut down; exit status 130 on Ctrl-C,
+    143 on SIGTERM (:func:`freeprob._signals.sigterm_as_interrupt`).  The long work of every
+    command runs in a worker process (:mod:`freeprob._interruptible`: the law commands'
+    computation, the cells of an in-process sweep), so the signal lands within a fraction of
+    a second even inside a long compiled call.  Exit status 1 when that worker was killed
+    (out of memory)."""
     with sigterm_as_interrupt():
-        return _main(argv)
+        try:
+            return _main(argv)
+        except KeyboardInterrupt as exc:   # before a command ran: parsing, importing verify's modules
+            word, status = interruption(exc)
+            print(f"freeprob: {word}", file=sys.stderr)
+            return status
 
 
 def _main(argv):
@@ -723,6 +734,9 @@ def _main(argv):
     except (FreeprobValueError, PrecisionError) as exc:
         print(f"freeprob: error: {exc}", file=sys.stderr)
         return 2
+    except WorkerDied as exc:              # the worker process of a law command was killed (out of memory)
+        print(f"freeprob: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 from freeprob._extras import require
+from freeprob._progress import report
 
 interpolate = require("scipy.interpolate", "sampler")
 stats = require("scipy.stats", "sampler")
@@ -47,6 +48,9 @@ __all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_mo
 
 #: Largest accepted ``|continuous mass + atoms − 1|`` of a tabulated law.
 MASS_TOLERANCE = 1e-6
+#: density chunks per piece in :meth:`TabulatedLaw.from_law`, each reported
+#: (:func:`freeprob._progress.report`: a sweep's bar moves within a law cell)
+_CHUNKS = 8
 #: A sampled eigenvalue within ``ATOM_RTOL·max|λ|`` of an atom location sits on the atom
 #: (:func:`snap_to_atoms`).
 ATOM_RTOL = 1e-9
@@ -208,6 +212,7 @@ class TabulatedLaw:
         points = check_int(points, "TabulatedLaw.from_law", "points", minimum=50)
         moments = check_int(moments, "TabulatedLaw.from_law", "moments", minimum=1)
         law.check_numeric("TabulatedLaw.from_law", "tabulating")
+        report(0, 1, "the law's equation, support and atoms")
         support = [(float(a), float(b)) for a, b in law.support(dps=15)]
         for a, b in support:
             if not (math.isfinite(a) and math.isfinite(b)):
@@ -218,11 +223,15 @@ class TabulatedLaw:
         for attempt in range(2):
             n_pts = points * (4 ** attempt)
             nodes, cdf, dx, dy, mass = [], [], [], [], 0.0
-            for a, b in pieces:
+            for i, (a, b) in enumerate(pieces):
                 t_mid = (np.arange(n_pts) + 0.5) / n_pts
                 u, du = _edge_map(t_mid)
                 x_mid = a + (b - a) * u
-                dens = np.array([float(v) for v in law.density(list(map(float, x_mid)), dps=15)])
+                xs, dens, step = list(map(float, x_mid)), [], -(-n_pts // _CHUNKS)
+                for j in range(0, n_pts, step):      # in reported chunks (the same values: pointwise)
+                    report(i * n_pts + j, len(pieces) * n_pts, "tabulating the law")
+                    dens += [float(v) for v in law.density(xs[j:j + step], dps=15)]
+                dens = np.array(dens)
                 w = dens * (b - a) * du / n_pts
                 # corrected midpoint rule: ∫_cell g ≈ h (g_i + (g_{i−1} − 2 g_i + g_{i+1})/24)
                 w[1:-1] += (w[:-2] - 2 * w[1:-1] + w[2:]) / 24

@@ -319,9 +319,11 @@ def set_aside(out, names, written):
     return notes
 
 
-def _write_csv(path, rows):
+def _write_csv(path, rows, fields=None):
+    """Write ``rows`` (dicts) as CSV; ``fields`` names the columns when there may be no row
+    (every cell failed: a header alone, not an IndexError)."""
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else list(fields or ()))
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from freeprob._checks import check_ints, check_reals
+from freeprob._progress import report, within
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 
@@ -53,16 +54,21 @@ def family_dims(family, n):
 
 
 def _evaluate(family, n, beta, seeds, entropy, points):
-    """relW1/KS of softmax vs the GE law and the GE sample at one β (means over seeds)."""
+    """relW1/KS of softmax vs the GE law and the GE sample at one β (means over seeds);
+    reports its sub-steps (:func:`freeprob._progress.report`): the law tabulated, then each
+    draw."""
     from freeprob.attention import laws as attention
     from freeprob.sampler import Dimensions, spectra
     heads, d_k = family_dims(family, n)
     arch = attention.Architecture.from_dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
-    law = TabulatedLaw.from_law(attention.concatenated_attention_law(arch.with_beta(repr(float(beta)))),
-                                points=points)
+    report(0, seeds + 1, f"β = {beta:.4g}: tabulating the GE law")
+    with within(0, 1, seeds + 1, f"β = {beta:.4g}"):
+        law = TabulatedLaw.from_law(attention.concatenated_attention_law(arch.with_beta(repr(float(beta)))),
+                                    points=points)
     dims = Dimensions(n=n, heads=heads, d_k=d_k, d_v=d_k, d_o=n)
     acc = {k: [] for k in ("law", "sample", "KS_law", "KS_sample", "top_sm", "top_ge", "m4_err")}
     for s in range(seeds):
+        report(s + 1, seeds + 1, f"β = {beta:.4g}: draw {s + 1}/{seeds}")
         word = int.from_bytes(hashlib.sha256(f"{beta:.12g}/{s}".encode()).digest()[:4], "little")
         rng = np.random.default_rng(list(entropy) + [word])
         sp = spectra(dims, float(beta), rng=rng, models=("softmax", "ge"), objects=("concat",))
@@ -95,10 +101,16 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
     points actually evaluated.  If none can, the error is raised (the cell fails and is
     reported).
 
+    Progress: every evaluation (the tabulation of the GE law at that β, then each draw) is
+    reported with :func:`freeprob._progress.report` (the sweep's bar moves within the cell).
+
     Raises ``FreeprobValueError`` for bad family/n.  Source: theory.md §11.
     """
     from freeprob.errors import PrecisionError
-    cache, shifted = {}, []
+    cache, shifted, count = {}, [], [0]
+    # sub-steps (freeprob._progress, shown by the sweep's bar): the evaluations at most
+    # (the grid, then `steps` bisections per target and ε; fewer when bisections are skipped)
+    total = len(betas) + 2 * len(epsilons) * steps
 
     def evaluate(b):
         """(β actually evaluated, its values)."""
@@ -107,7 +119,10 @@ def frontier_job(family, n, epsilons, seeds, steps, betas, entropy, points=500):
             for rel in (0.0, 1e-3, -1e-3, 4e-3, -4e-3):
                 c = float(round(b * (1 + rel), 6))
                 try:
-                    cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points))
+                    k = min(count[0], total - 1)
+                    with within(k, 1, total, f"evaluation {count[0] + 1} of ≤ {total}"):
+                        cache[b] = (c, _evaluate(family, n, c, seeds, entropy, points))
+                    count[0] += 1
                     break
                 except PrecisionError:
                     if rel == -4e-3:
@@ -248,8 +263,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
                                                 ("law", "KS_law", "sample", "KS_sample", "top_sm", "top_ge",
                                                  "edge_law", "m4_err")}))
     out = Path(out)
-    files = [_write_csv(out / "beta_frontier.csv", rows["law"]),
-             _write_csv(out / "beta_frontier_sample.csv", rows["sample"])]
+    fields = ("family", "n", "epsilon", "beta_star", "beta_low", "beta_high")
+    files = [_write_csv(out / "beta_frontier.csv", rows["law"], fields),
+             _write_csv(out / "beta_frontier_sample.csv", rows["sample"], fields)]
     if diag:
         files.append(_write_csv(out / "beta_diagnostics.csv", diag))
     fits = {}

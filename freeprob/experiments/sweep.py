@@ -45,7 +45,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from freeprob import _progress
 from freeprob._extras import require
+from freeprob._interruptible import WorkerDied, WorkerProcess
+from freeprob.experiments.sweep_progress import RunningCells, cell_bar, dask_progress_sink
 from freeprob.experiments import store as _store  # noqa: F401 (fixes the code identity at import, on workers too)
 from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
@@ -194,14 +197,18 @@ class SweepStats:
     by_kind: dict = field(default_factory=lambda: {"cell": [0, 0], "object": [0, 0]})
 
 
-def _run_cell(fn, kwargs, blas_threads):
+def _run_cell(fn, kwargs, blas_threads, key=None):
     """Worker side: run one cell with a BLAS thread limit; returns
     ``(result, seconds, host, None, code)`` or ``(None, seconds, host, error text, code)``
-    with ``code`` the worker's :func:`_worker_version` (checked by :func:`run_cells`)."""
+    with ``code`` the worker's :func:`_worker_version` (checked by :func:`run_cells`).  On a
+    Dask worker the cell's reports (:func:`freeprob._progress.report`) go to the client as
+    events of :data:`PROGRESS_TOPIC` (``key``, fraction done, text)."""
     threadpool_limits = _sweep_extra("threadpoolctl").threadpool_limits
     t = time.perf_counter()
+    sink = dask_progress_sink(key)
     try:
-        with threadpool_limits(limits=blas_threads):
+        with threadpool_limits(limits=blas_threads), \
+                (_progress.reporting(sink) if sink is not None else contextlib.nullcontext()):
             res = fn(**kwargs)
         return res, time.perf_counter() - t, socket.gethostname(), None, _worker_version()
     except Exception as exc:      # reported by run_cells, the cell stays undone
@@ -385,7 +392,10 @@ class Executor:
         ``workers`` or ``blas_threads`` not an integer ≥ 1.
 
     Use as a context manager; :meth:`close` shuts down a local cluster.  Dask's own log
-    messages are silenced while it is open (the run reports failures itself).
+    messages are silenced while it is open (the run reports failures itself).  In this
+    process (``workers = 1``) :func:`run_cells` runs the cells in one worker process forked
+    from this one (:class:`freeprob._interruptible.WorkerProcess`), which Ctrl-C and SIGTERM
+    stop at once.
     """
 
     def __init__(self, workers=None, scheduler=None, blas_threads=None):
@@ -394,6 +404,9 @@ class Executor:
         if blas_threads is not None:
             check_workers(blas_threads, "blas_threads")
         self.client = self.cluster = None
+        # in this process: the cells run in one forked worker process, so that Ctrl-C and
+        # SIGTERM stop a long compiled call at once (freeprob._interruptible)
+        self.process = WorkerProcess(persistent=True)
         self._quiet = contextlib.ExitStack()
         try:
             if self.scheduler is not None:
@@ -504,6 +517,7 @@ class Executor:
                     except Exception:       # shutting down after an interrupt: best effort
                         pass
             self.client = self.cluster = None
+        self.process.close()
         self._quiet.close()
 
     def __enter__(self):
@@ -602,19 +616,33 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
         if on_result is not None:
             on_result(cell, res)
 
-    bar = tqdm(total=len(cells), initial=stats.resumed, desc=desc, unit="cell", file=sys.stderr,
-               disable=not progress, dynamic_ncols=True, smoothing=0.1)
+    bar = cell_bar(tqdm, total=len(cells), initial=stats.resumed, desc=desc, file=sys.stderr,
+                   disable=not progress)
+    tick = bar.refresh if progress and _isatty(sys.stderr) else None     # the elapsed time, on a terminal
     try:
         if executor.client is None:
             for c in sorted(todo, key=lambda c: -c.priority):
                 bar.set_postfix_str(_label(c))
-                record(c, _run_cell(c.fn, c.kwargs, executor.blas_threads))
-                bar.update()
+                start = bar.n
+
+                def on_report(done, total, text, c=c, start=start):
+                    """A sub-step of the cell: the bar moves within it (never to its end)."""
+                    if total:
+                        bar.update(max(0.0, start + min(float(done or 0) / float(total), 0.99) - bar.n))
+                    bar.set_postfix_str(_label(c) + (f": {text}" if text else ""))
+                try:
+                    out = executor.process.call(_run_cell, (c.fn, c.kwargs, executor.blas_threads),
+                                                on_report=on_report, on_wait=tick, wait_interval=1.0)
+                except WorkerDied as exc:        # killed (out of memory): a failed cell, the others go on
+                    out = (None, 0.0, socket.gethostname(), f"{type(exc).__name__}: {exc}", _worker_version())
+                record(c, out)
+                bar.update(start + 1 - bar.n)
         else:
             as_completed = _sweep_extra("distributed").as_completed
             futures = {}
+            running = RunningCells(executor.client, bar)      # the cells' reports move the bar
             for c in todo:
-                f = executor.client.submit(_run_cell, c.fn, c.kwargs, executor.blas_threads,
+                f = executor.client.submit(_run_cell, c.fn, c.kwargs, executor.blas_threads, c.key,
                                            key=f"freeprob-{sweep}-{c.key}", priority=c.priority, pure=False)
                 futures[f] = c
             try:
@@ -627,6 +655,7 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                     batch = pending.next_batch(block=False)
                     if not batch:           # no result yet: are there still workers to compute one?
                         watch.idle(stats, len(todo), store)
+                        running.show()
                         time.sleep(0.05)
                         continue
                     watch.alive()
@@ -636,9 +665,10 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                         out = res if exc is None else _cluster_failure(exc, executor, stats, len(todo), store)
                         record(c, out)
                         f.release()
-                        bar.set_postfix_str(_label(c))
-                        bar.update()
+                        bar.set_postfix_str(_label(c), refresh=False)
+                        running.finished(c.key)
             finally:
+                running.close()
                 if futures:
                     try:
                         executor.client.cancel(list(futures))
@@ -731,6 +761,13 @@ def _cluster_failure(exc, executor, stats, total, store):
                          f"{total} cells ({reason}); the finished cells are stored in {store.path} and a "
                          "rerun resumes (check the scheduler and the workers, or run locally without "
                          "--scheduler)") from None
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _label(c):

@@ -1,0 +1,200 @@
+"""Issue 26, "work that cannot be stopped or seen": long work runs in a worker process
+(:mod:`freeprob._interruptible`), so Ctrl-C and SIGTERM stop every command within seconds
+even inside one long compiled call, and long work shows its progress on stderr
+(:mod:`freeprob._progress`; a sweep's bar moves within a cell).
+
+The subprocess tests start work that runs for minutes to hours in one FLINT call (the
+issue's order-20000 moments: a single series reversion), signal it a second after its
+worker process exists and give it 30 s to stop (it stops in well under one)."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import freeprob as fp
+from freeprob._interruptible import ENV_IN_PROCESS, WorkerDied, WorkerProcess
+from freeprob._progress import report
+from freeprob._signals import Terminated, sigterm_as_interrupt
+
+LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc/self/task")
+needs_proc = pytest.mark.skipif(not LINUX, reason="watches the worker process through /proc (Linux)")
+
+#: the issue's command: one FLINT series reversion of order 20000 (hours)
+LONG_MOMENTS = ["moments", "free_mul(FreePoisson(1/2), FreePoisson(1/3))", "--order", "20000", "--force"]
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _gone(pid, within=10.0):
+    """Whether process ``pid`` no longer exists (or is a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _start(argv, tmp_path):
+    """``python -m freeprob.cli ARGV`` with Ctrl-C handled as in a terminal (SIGINT not
+    inherited as ignored), in its own session; returns (process, its worker's pid) once the
+    worker has computed for a second."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env.pop(ENV_IN_PROCESS, None)
+    proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 240
+    while not _children(proc.pid):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"no worker process started: {proc.communicate()[1][-2000:]}")
+        time.sleep(0.05)
+    time.sleep(1.0)
+    workers = _children(proc.pid)
+    assert proc.poll() is None and workers, "the work finished before the signal"
+    return proc, workers[0]
+
+
+def _stop(proc, sig, group=False):
+    (os.killpg if group else os.kill)(proc.pid, sig)
+    try:
+        return proc.communicate(timeout=30)             # minutes to hours of work otherwise
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@needs_proc
+@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                               (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+                         ids=["ctrl-c", "sigterm"])
+def test_a_law_command_inside_one_long_flint_call_stops_at_once(tmp_path, sig, status, word):
+    proc, worker = _start(LONG_MOMENTS, tmp_path)
+    out, err = _stop(proc, sig, group=sig == signal.SIGINT)      # Ctrl-C: the terminal signals the group
+    assert proc.returncode == status, err
+    assert err.strip().splitlines()[-1] == f"freeprob: {word}" and "Traceback" not in err
+    assert out == ""                                             # no half table
+    assert _gone(worker), "the worker process outlived the command"
+
+
+@needs_proc
+def test_the_worker_dies_with_a_killed_command(tmp_path):
+    proc, worker = _start(LONG_MOMENTS, tmp_path)
+    _stop(proc, signal.SIGKILL)                                  # kill -9: no handler runs
+    assert proc.returncode == -signal.SIGKILL
+    assert _gone(worker), "the worker process outlived kill -9 of the command (PR_SET_PDEATHSIG)"
+
+
+@needs_proc
+def test_explore_stops_inside_a_cell(tmp_path):
+    """The first cell of explore beta-growth tabulates exact laws for minutes, in the sweep's
+    worker process: Ctrl-C stops it with the usual line, nothing half-stored."""
+    proc, worker = _start(["explore", "beta-growth", "--quick", "--ns", "64", "--seeds", "1", "--epsilons",
+                           "0.05", "--no-figures", "--out", "x"], tmp_path)
+    _, err = _stop(proc, signal.SIGINT, group=True)
+    assert proc.returncode == 130, err
+    assert err.replace("\r", "\n").strip().splitlines()[-1] == "freeprob: interrupted"
+    assert _gone(worker)
+
+
+def test_interruptible_stops_a_long_flint_call_in_python(monkeypatch):
+    """The Python API (a notebook's "interrupt kernel" is SIGINT; SIGTERM here, raised as
+    Terminated): the signal lands within seconds although the worker is inside one FLINT call."""
+    monkeypatch.delenv(ENV_IN_PROCESS, raising=False)
+    law = fp.free_mul(fp.FreePoisson(fp.Rational(1, 2)), fp.FreePoisson(fp.Rational(1, 3)))
+    worker, seen, sent = WorkerProcess(), [], []
+
+    def fire():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    timer = threading.Timer(1.5, fire)
+    with sigterm_as_interrupt(), pytest.raises(Terminated):
+        timer.start()
+        try:
+            worker.call(law.moments, (20000,), on_wait=lambda: seen.append(worker.pid), wait_interval=0.1)
+        finally:
+            timer.cancel()
+    assert sent and time.monotonic() - sent[0] < 20
+    assert worker.pid is None and seen and _gone(seen[-1], within=5)
+
+
+def _kill_self():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _boom(text):
+    raise fp.FreeprobValueError(text)
+
+
+def test_interruptible_returns_and_raises_as_in_place(monkeypatch):
+    law = fp.FreePoisson(fp.Rational(1, 2))
+    monkeypatch.delenv(ENV_IN_PROCESS, raising=False)
+    assert fp.interruptible(law.moments, 6) == law.moments(6)
+    with pytest.raises(fp.FreeprobValueError, match="bad rate") as info:
+        fp.interruptible(_boom, "bad rate")
+    if hasattr(os, "fork"):
+        assert "in the worker process" in "".join(getattr(info.value, "__notes__", []))
+        with pytest.raises(WorkerDied, match="killed by SIGKILL"):
+            fp.interruptible(_kill_self)
+    monkeypatch.setenv(ENV_IN_PROCESS, "1")                             # in this process, the same values
+    assert fp.interruptible(law.free_cumulants, 4) == law.free_cumulants(4)
+
+
+def _steady(x):
+    return {"quantities": {"x": float(x)}}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no worker process without fork")
+def test_a_cell_that_kills_its_worker_fails_alone(tmp_path, monkeypatch):
+    from freeprob.experiments.store import ResultStore
+    from freeprob.experiments.sweep import Executor, SweepCell, run_cells
+    monkeypatch.delenv(ENV_IN_PROCESS, raising=False)
+    cells = [SweepCell(key="a", params={}, fn=_steady, kwargs={"x": 1}),
+             SweepCell(key="dies", params={}, fn=_kill_self, priority=1),     # first: its worker is replaced
+             SweepCell(key="b", params={}, fn=_steady, kwargs={"x": 2})]
+    with Executor(workers=1) as ex, ResultStore(tmp_path / "r.sqlite") as st:
+        st.begin_sweep("s", "test", {})
+        stats = run_cells(cells, st, "s", ex, progress=False)
+        assert list(stats.failed) == ["dies"] and "WorkerDied" in stats.failed["dies"]
+        assert stats.computed == 2 and st.cell_quantities("b") == {"x": 2.0}
+
+
+def test_explore_progress_moves_within_a_cell(tmp_path, monkeypatch, capsys):
+    """The bar of explore beta-growth moves within its one cell (the evaluations of the
+    frontier are its sub-steps, reported through the worker's pipe), before the cell ends."""
+    from freeprob.experiments import explore_beta
+
+    def fake(family, n, beta, seeds, entropy, points):
+        for s in range(seeds + 1):
+            report(s, seeds + 1, f"β = {beta:.4g}")
+            time.sleep(0.12)                         # reports are sent at most every 0.1 s
+        d = 0.04 * beta                              # relative W1 growing with β: a frontier at β = 1.25
+        return dict(law=d, sample=d, KS_law=d, KS_sample=d, top_sm=1.0, top_ge=1.0, m4_err=0.0, edge_law=1.0)
+
+    monkeypatch.setattr(explore_beta, "_evaluate", fake)
+    res = explore_beta.run_beta_growth(tmp_path, quick=True, ns=(64,), epsilons=(0.05,),
+                                       families=("proportional",), seeds=1, steps=2, figures=False, progress=True)
+    assert res["failed"] == {} and len(res["rows"]) == 1
+    assert 0.95 <= res["rows"][0]["beta_low"] < 1.25 <= res["rows"][0]["beta_high"] <= 1.5
+    states = [s for s in capsys.readouterr().err.replace("\r", "\n").splitlines() if "/1 [" in s]
+    fractions = [s for s in states if "| 0." in s]
+    assert len({s.split("|")[2].split("[")[0] for s in fractions}) >= 3, states    # several sub-step counts
+    first_whole = next(i for i, s in enumerate(states) if "| 1/1 [" in s)
+    assert all(states.index(s) < first_whole for s in fractions)
+    assert any("β = " in s and "evaluation" in s for s in fractions)
