@@ -37,7 +37,9 @@ print(status, out.getvalue().count('\\n'), ' '.join(loaded))
 
 def _fresh(*argv):
     """``main(argv)`` in a new interpreter: (status, lines printed, heavy modules loaded)."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    # in process: what the computation itself loads (with the worker of freeprob._interruptible
+    # the parent would load even less)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", FREEPROB_IN_PROCESS="1")
     env.pop("FREEPROB_MAX_ORDER", None)
     proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
