@@ -639,7 +639,10 @@ def _support_command(args, out):
     law = _parse_law(args, numeric=True)
     dps = args.dps
     intervals = law.support(dps=dps)
-    atoms = law.atoms(dps=dps)
+    try:
+        atoms, no_atoms = law.atoms(dps=dps), None
+    except NotAvailable as exc:            # the numeric path of a polynomial law with atomic variables
+        atoms, no_atoms = (), str(exc)
     text = " ".join(args.law.split())
     balls = None
     if getattr(args, "ball", False):
@@ -648,8 +651,10 @@ def _support_command(args, out):
         rec = {"law": text, "dps": dps,
                "intervals": [[str(a), str(b)] for a, b in intervals],
                "intervals_approx": [[_approx(a, dps), _approx(b, dps)] for a, b in intervals],
-               "atoms": [[str(a), str(m)] for a, m in atoms],
+               "atoms": None if no_atoms else [[str(a), str(m)] for a, m in atoms],
                "atoms_approx": [[_approx(a, dps), _approx(m, dps)] for a, m in atoms]}
+        if no_atoms:
+            rec["atoms_unavailable"] = no_atoms
         if balls is not None:
             rec["intervals_ball"] = [[a.str(dps + 2), b.str(dps + 2)] for a, b in balls[0]]
             rec["atoms_ball"] = [[a.str(dps + 2), m.str(dps + 2)] for a, m in balls[1]]
@@ -662,7 +667,10 @@ def _support_command(args, out):
         approx = f"   ≈ [{_approx(a, dps)}, {_approx(b, dps)}]" if exact else "   (numeric edges)"
         print(f"  [{_approx(a, dps) if isinstance(a, mpmath.mpf) else a}, "
               f"{_approx(b, dps) if isinstance(b, mpmath.mpf) else b}]{approx}", file=out)
-    print("atoms:" + ("" if atoms else " none"), file=out)
+    if no_atoms:
+        print(f"atoms: not available ({no_atoms})", file=out)
+    else:
+        print("atoms:" + ("" if atoms else " none"), file=out)
     for a, m in atoms:
         print(f"  at {a}: mass {m}   ≈ {_approx(m, dps)}", file=out)
     if balls is not None:
