@@ -40,7 +40,7 @@ import numpy as np
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.numeric.balls import check_ball, enclose
 from freeprob.numeric.ovpath import NO_BALL as _NO_BALL
-from freeprob.numeric.ovpath import TrackFailure, arb_mpf as _to_mpf, certify, newton, track
+from freeprob.numeric.ovpath import TrackFailure, arb_mpf as _to_mpf, certify, newton, one_blas_thread, track
 from freeprob.numeric.ovquad import _OVQuadrature
 from freeprob.numeric.ovsupport import _OVSupport
 from freeprob.numeric.ovsystem import OVSystem, ScalarVariable, scalar_variable
@@ -93,6 +93,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
     :class:`NotAvailable`.
     """
 
+    @one_blas_thread
     def __init__(self, b0, bs, variables, *, bounds, scale=None):
         vs = [v if isinstance(v, ScalarVariable) else scalar_variable(v) for v in variables]
         try:
@@ -205,6 +206,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
                              f"reach {dps} digits")
 
     # -- public API ----------------------------------------------------------------------
+    @one_blas_thread
     def cauchy(self, z, *, dps=15, ball=False):
         r"""``G_p(z) = ∫ dμ_p(t)/(z − t)``: ``[E(Λ(z) − L)^{-1}]_{11}`` ([AND13]_, [BMS17]_).
 
@@ -264,6 +266,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
         with mpmath.workdps(dps):
             return +val
 
+    @one_blas_thread
     def density(self, x, *, dps=15, ball=False):
         r"""Density ``−Im G_p(x + i0)/π`` ([MS17]_ §2.1) at a real ``x`` (``mpf``; an exact
         ``0`` where the bound contains 0: outside the support).
@@ -283,6 +286,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
             raise NotAvailable(f"{_WHO}.density: {_NO_BALL}")
         return self._density_at(_real_point(x, "density"), dps)
 
+    @one_blas_thread
     def density_grid(self, xs, *, dps=15, ball=False):
         r"""The density at each point of a sorted sequence ``xs`` (as :meth:`density`); the
         ceiling solutions are reused from one point to the next.
@@ -298,6 +302,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
             raise FreeprobValueError(f"{_WHO}.density_grid: `xs` must be sorted (non-decreasing)")
         return [self._density_at(p, dps) for p in pts]
 
+    @one_blas_thread
     def density_float(self, xs):
         r"""The density at the points ``xs`` in double precision only (no bound): the
         support scan's and plots' fast path.  Returns a numpy array; points where the

@@ -26,16 +26,17 @@ rules are the project's design.
 """
 from __future__ import annotations
 
-import warnings
+import contextlib
+import functools
 
 import flint
 import mpmath
 import numpy as np
-import scipy.linalg
 
 from freeprob.errors import PrecisionError
+from freeprob.numeric.ovinterval import IA
 
-__all__ = ["NO_BALL", "TrackFailure", "arb_mpf", "certify", "newton", "track"]
+__all__ = ["NO_BALL", "TrackFailure", "arb_mpf", "certify", "newton", "one_blas_thread", "single_blas", "track"]
 
 #: why ``ball=True`` is refused on the numeric path
 NO_BALL = ("the numeric path (M_k-valued subordination) proves the solution of the "
@@ -61,7 +62,7 @@ def _norm(v):
 
 def newton(S, u, z, *, maxit=12, first=None, tol=1e-13):
     r"""Newton's method for ``F(·, z) = 0`` from ``u`` (``complex128``): chord steps with
-    the Jacobian at ``u`` (LU-factored once), a fresh Jacobian when they contract slowly.
+    the Jacobian at ``u`` (inverted once), a fresh Jacobian when they contract slowly.
 
     Returns ``(u, J, steps)`` with ``J`` the last Jacobian used (at a point within the first
     correction of ``u``: good for tangents, not for :func:`certify`), or raises
@@ -71,9 +72,9 @@ def newton(S, u, z, *, maxit=12, first=None, tol=1e-13):
     of an ill-conditioned Jacobian)."""
     prev = None
     J = S.jacobian(u, z)
-    lu = _lu(J)
+    Ji = _inv(J)
     for it in range(maxit):
-        d = scipy.linalg.lu_solve(lu, S.residual(u, z), check_finite=False)
+        d = Ji @ S.residual(u, z)
         nd = _norm(d)
         if not np.isfinite(nd):
             raise TrackFailure("non-finite Newton step")
@@ -87,25 +88,50 @@ def newton(S, u, z, *, maxit=12, first=None, tol=1e-13):
             return u, J, it + 1
         if prev is not None and nd > 0.1 * prev:          # slow chord: refresh the Jacobian
             J = S.jacobian(u, z)
-            lu = _lu(J)
+            Ji = _inv(J)
         prev = nd
     if prev is not None and prev <= 1e-9 * (1.0 + _norm(u)):
         return u, J, maxit
     raise TrackFailure("Newton did not converge")
 
 
-def _lu(J):
+def _inv(J):
     if not np.all(np.isfinite(J)):
         raise TrackFailure("non-finite Jacobian")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-        try:
-            lu = scipy.linalg.lu_factor(J, check_finite=False)
-        except (scipy.linalg.LinAlgWarning, ValueError) as exc:
-            raise TrackFailure("singular Jacobian") from exc
-    if np.min(np.abs(np.diag(lu[0]))) == 0:
+    try:
+        Ji = np.linalg.inv(J)
+    except np.linalg.LinAlgError as exc:
+        raise TrackFailure("singular Jacobian") from exc
+    if not np.all(np.isfinite(Ji)):
         raise TrackFailure("singular Jacobian")
-    return lu
+    return Ji
+
+
+_BLAS = []
+
+
+def single_blas():
+    """A context in which the BLAS runs on one thread (threadpoolctl, when installed: the
+    ``sweep`` extra), else a no-op.  The matrices here are small (``n`` up to a few
+    hundred): a multi-threaded BLAS only adds synchronisation, and on a loaded machine it
+    slowed the solves of ``n = 261`` fifty-fold (measured)."""
+    if not _BLAS:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _BLAS.append(ThreadpoolController())
+        except ImportError:                                  # pragma: no cover - optional
+            _BLAS.append(None)
+    ctl = _BLAS[0]
+    return contextlib.nullcontext() if ctl is None else ctl.limit(limits=1, user_api="blas")
+
+
+def one_blas_thread(method):
+    """Decorator: run ``method`` inside :func:`single_blas`."""
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with single_blas():
+            return method(*args, **kwargs)
+    return wrapper
 
 
 def _tangent(S, u, J):
@@ -175,8 +201,8 @@ def track(S, u, J, za, zb, *, hmax=None, min_step=1e-13, max_steps=1000):
 
 def _acb_vec(u):
     out = np.empty(len(u), dtype=object)
-    for i, v in enumerate(u):
-        out[i] = v if isinstance(v, flint.acb) else flint.acb(complex(v).real, complex(v).imag)
+    for i, v in enumerate(u.tolist()):
+        out[i] = flint.acb(v.real, v.imag)
     return out
 
 
@@ -187,24 +213,15 @@ def _mid(v):
     return out
 
 
-def _mat(A):
-    n, m = A.shape
-    if A.dtype != object:
-        return flint.acb_mat(n, m, [flint.acb(a.real, a.imag) for a in A.ravel().tolist()])
-    return flint.acb_mat(n, m, list(A.ravel()))
+def _float_parts(F):
+    """``(mid, rad)`` numpy arrays enclosing an object vector of acb balls (the midpoint
+    rounded to doubles, its rounding added to the radius)."""
+    mid = np.array([complex(float(a.real.mid()), float(a.imag.mid())) for a in F])
+    rad = np.array([float(a.rad()) for a in F]) + 4 * _U * np.abs(mid)
+    return mid, rad
 
 
-def _apply(C, v):
-    """``C v`` for an ``acb_mat`` ``C`` and an object vector ``v`` (object vector out)."""
-    w = C * flint.acb_mat(len(v), 1, list(v))
-    out = np.empty(len(v), dtype=object)
-    for i in range(len(v)):
-        out[i] = w[i, 0]
-    return out
-
-
-def _upper(a):
-    return float(abs(a).upper())
+_U = 2.0 ** -53
 
 
 def certify(S, u, J, z, prec, *, maxit=12, krawczyk=True):
@@ -212,46 +229,49 @@ def certify(S, u, J, z, prec, *, maxit=12, krawczyk=True):
     ``acb``, exact or a small ball) to ``prec`` bits and bound its error.
 
     Returns ``(ũ, r)``: ``ũ`` an object array of exact ``acb`` midpoints, ``r`` (a float)
-    such that the system has exactly one solution ``u*`` with ``max_i |u*_i − ũ_i| ≤ r``
-    (Krawczyk's test, module docstring).  Raises :class:`~freeprob.errors.PrecisionError`
-    when the test fails for every radius tried (a singular or ill-conditioned point).
-    With ``krawczyk=False`` (quadrature nodes, whose error the quadrature's estimate
-    dominates) ``r`` is twice the last Newton correction: an estimate, not a bound.
+    such that the system has exactly one solution ``u*`` with ``max_i |u*_i − ũ_i| ≤ r``.
+    The residual ``F(ũ)`` is enclosed in python-flint balls at ``prec`` bits; with
+    ``C = J^{-1}`` (doubles), Krawczyk's condition ``‖C F(ũ)‖ + ‖I − C J(X)‖·r < r`` is
+    checked with ``J(X)`` over the box ``X = ũ ± r`` enclosed in midpoint–radius double
+    intervals (:mod:`freeprob.numeric.ovinterval`; module docstring).  Raises
+    :class:`~freeprob.errors.PrecisionError` when the test fails for every radius tried (a
+    singular or ill-conditioned point).  With ``krawczyk=False`` (quadrature nodes, whose
+    error the quadrature's estimate dominates) ``r`` is twice the last Newton correction:
+    an estimate, not a bound.
     """
     try:
-        Cd = np.linalg.inv(J)
+        C = np.linalg.inv(J)
     except np.linalg.LinAlgError as exc:
         raise PrecisionError("the M_k-valued equation is singular at this point") from exc
+    absC = np.abs(C)
+    n = len(u)
     with flint.ctx.workprec(prec):
-        C = _mat(Cd)
         v = _acb_vec(u)
         scale = 1.0 + _norm(u)
         tiny = scale * 2.0 ** (8 - prec)
         last = None
         for _ in range(maxit):
-            d = _apply(C, S.residual(v, z))
-            nd = max(_upper(a) for a in d)
-            v = _mid(v - d)
+            Fm, Fr = _float_parts(S.residual(v, z))
+            d = C @ Fm
+            nd = _norm(d)
+            v = _mid(v - _acb_vec(d))
             if nd <= tiny or (last is not None and nd > 0.5 * last):
                 break
             last = nd
-        cf = _apply(C, S.residual(v, z))
-        r0 = max(_upper(a) for a in cf)
+        Fm, Fr = _float_parts(S.residual(v, z))
+        cf = np.abs(C @ Fm) + absC @ Fr + (n + 2) * 8 * _U * (absC @ np.abs(Fm))
+        r0 = float(np.max(cf)) * (1 + 2.0 ** -40)
         if not krawczyk:
             return v, max(2 * r0, tiny)
-        n = len(v)
-        eye = flint.acb_mat(n, n)
-        for i in range(n):
-            eye[i, i] = 1
+        vd = np.array([complex(float(a.real.mid()), float(a.imag.mid())) for a in v])
+        shift = 4 * _U * np.abs(vd)            # |ũ − fl(ũ)|
+        zi = IA(np.array(complex(float(z.real.mid()), float(z.imag.mid()))),
+                np.array(float(z.rad()) + 4 * _U * abs(complex(float(z.real.mid()), float(z.imag.mid())))))
         for factor in (2.0, 4.0, 16.0, 256.0):
             r = max(factor * r0, tiny)
-            X = np.empty(n, dtype=object)
-            rb = flint.arb(0, r)
-            for i, a in enumerate(v):
-                X[i] = flint.acb(a.real + rb, a.imag + rb)
-            JX = _mat(S.jacobian(X, z))
-            D = (C * JX - eye).tolist()
-            worst = max(sum(float(abs(e).upper()) for e in row) for row in D)
+            JX = S.jacobian(IA(vd, shift + r), zi)
+            K = IA(np.eye(n)) - IA(C) @ JX
+            worst = float(np.max(np.sum(np.abs(K.mid) + K.rad, axis=1))) * (1 + 2.0 ** -40)
             if r0 + worst * r < r:
                 return v, r
         raise PrecisionError(

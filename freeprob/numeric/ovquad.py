@@ -22,7 +22,7 @@ import numpy as np
 
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.numeric.balls import check_ball
-from freeprob.numeric.ovpath import NO_BALL, arb_mpf
+from freeprob.numeric.ovpath import NO_BALL, arb_mpf, one_blas_thread
 from freeprob.numeric.rootkernel import _bits, _check_dps, _real_point
 
 __all__ = []
@@ -71,6 +71,7 @@ class _OVQuadrature:
             down = self._segment(lambda t: (b + j * H * t * t, 2 * j * H * t), dps)
             return -(up + top - down).imag / mpmath.pi
 
+    @one_blas_thread
     def cdf(self, x, *, dps=15, ball=False):
         r"""``F(x) = μ_p((−∞, x])`` by the contour integral of the module docstring (atoms
         included); exactly 0 left and 1 right of the bounds of the spectrum.
@@ -99,6 +100,7 @@ class _OVQuadrature:
         with mpmath.workdps(dps):
             return +min(max(out, mpmath.mpf(0)), mpmath.mpf(1))
 
+    @one_blas_thread
     def quantile(self, p, *, dps=15, ball=False):
         r"""``Q(p) = inf{x : F(x) ≥ p}`` for ``p`` in ``[0, 1]``: Newton's method on ``F``
         (module docstring).  ``p = 0``, ``1``: the ends of the support; ``p`` within

@@ -25,7 +25,7 @@ import numpy as np
 
 from freeprob.errors import NotAvailable, PrecisionError
 from freeprob.numeric.balls import check_ball
-from freeprob.numeric.ovpath import NO_BALL, TrackFailure
+from freeprob.numeric.ovpath import NO_BALL, TrackFailure, one_blas_thread
 from freeprob.numeric.rootkernel import GUARD_DPS, _bits, _check_dps
 
 __all__ = []
@@ -50,6 +50,7 @@ def _solve_lin(A, b):
 class _OVSupport:
     """Mixin: :meth:`support` (module docstring)."""
 
+    @one_blas_thread
     def support(self, *, dps=15, ball=False):
         r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)`` (mpf
         to ``dps`` digits), by the scan and the fold iteration of the module docstring.

@@ -41,6 +41,7 @@ import numpy as np
 import sympy as sp
 
 from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.numeric.ovinterval import IA, ia_const
 
 __all__ = ["OVSystem", "ScalarVariable", "scalar_variable"]
 
@@ -120,16 +121,22 @@ def _acb_const(c):
 
 
 class _Backend:
-    """numpy arrays of complex128 (``acb=False``) or of python-flint ``acb``."""
+    """numpy arrays of complex128 (``"np"``), of python-flint ``acb`` (``"acb"``), or
+    midpoint–radius intervals (``"ia"``, :mod:`freeprob.numeric.ovinterval`)."""
 
-    def __init__(self, acb):
-        self.acb = acb
+    def __init__(self, mode):
+        self.mode = mode
+
+    def _complex(self, M):
+        return np.array([[complex(sp.N(M[i, j], 20)) for j in range(M.cols)] for i in range(M.rows)],
+                        dtype=complex)
 
     def const(self, M):
         M = sp.Matrix(M)
-        if not self.acb:
-            return np.array([[complex(sp.N(M[i, j], 20)) for j in range(M.cols)] for i in range(M.rows)],
-                            dtype=complex)
+        if self.mode == "np":
+            return self._complex(M)
+        if self.mode == "ia":
+            return ia_const(self._complex(M))
         out = np.empty((M.rows, M.cols), dtype=object)
         for i in range(M.rows):
             for j in range(M.cols):
@@ -137,11 +144,16 @@ class _Backend:
         return out
 
     def scalar(self, c):
-        return _acb_const(c) if self.acb else complex(sp.N(c, 20))
+        if self.mode == "acb":
+            return _acb_const(c)
+        v = complex(sp.N(c, 20))
+        return ia_const(v) if self.mode == "ia" else v
 
     def eye(self, n):
-        if not self.acb:
+        if self.mode == "np":
             return np.eye(n, dtype=complex)
+        if self.mode == "ia":
+            return IA(np.eye(n, dtype=complex))
         out = np.empty((n, n), dtype=object)
         for i in range(n):
             for j in range(n):
@@ -149,8 +161,10 @@ class _Backend:
         return out
 
     def zeros(self, n, m):
-        if not self.acb:
+        if self.mode == "np":
             return np.zeros((n, m), dtype=complex)
+        if self.mode == "ia":
+            return IA(np.zeros((n, m), dtype=complex))
         out = np.empty((n, m), dtype=object)
         for i in range(n):
             for j in range(m):
@@ -158,8 +172,16 @@ class _Backend:
         return out
 
 
+def _mode(u):
+    if isinstance(u, IA):
+        return "ia"
+    return "acb" if u.dtype == object else "np"
+
+
 def _kron(A, B):
     """``A ⊗ B`` for 2-d arrays (numpy's ``kron`` without its generic overhead)."""
+    if isinstance(A, IA) or isinstance(B, IA):
+        return (A if isinstance(A, IA) else IA(A)).kron(B)
     (a, b), (c, d) = A.shape, B.shape
     return (A[:, None, :, None] * B[None, :, None, :]).reshape(a * c, b * d)
 
@@ -179,7 +201,9 @@ class OVSystem:
     The unknown vector ``u`` (numpy, row-major) is ``vec G`` followed by ``vec ρ_j`` for each
     non-affine variable.  ``residual(u, z)``, ``jacobian(u, z)`` (``n × n``) and ``dz(u)``
     (``∂F/∂z``) work on ``complex128`` arrays and on object arrays of ``acb`` (then
-    ``z`` is an ``acb`` and the constants are balls at the current flint precision).
+    ``z`` is an ``acb`` and the constants are balls at the current flint precision);
+    ``jacobian`` also on :class:`~freeprob.numeric.ovinterval.IA` intervals (Krawczyk's
+    test).
 
     Raises
     ------
@@ -213,12 +237,12 @@ class OVSystem:
         self._const = {}
 
     # -- constants per backend ---------------------------------------------------------
-    def _c(self, acb):
-        key = (acb, flint.ctx.prec if acb else 0)
+    def _c(self, mode):
+        key = (mode, flint.ctx.prec if mode == "acb" else 0)
         hit = self._const.get(key)
         if hit is not None:
             return hit
-        bk = _Backend(acb)
+        bk = _Backend(mode)
         k = self.k
         c = {"bk": bk, "b0": bk.const(self.b0), "I": bk.eye(k), "pieces": []}
         for kind, data, var in self.pieces:
@@ -233,9 +257,6 @@ class OVSystem:
                                     q, bk.eye(r), r))
         self._const[key] = c
         return c
-
-    def _acb(self, u):
-        return u.dtype == object
 
     def split(self, u):
         """``(G, [ρ_j])`` as matrices (views of ``u``)."""
@@ -256,7 +277,7 @@ class OVSystem:
 
     def _parts(self, u, z):
         """Shared pieces of the residual and the Jacobian."""
-        c = self._c(self._acb(u))
+        c = self._c(_mode(u))
         G, rhos = self.split(u)
         D = self._B(c, z)
         alg = []
@@ -327,7 +348,7 @@ class OVSystem:
     def dz(self, u):
         """``∂F/∂z``: ``vec(G E_11)``, zero in the ``Q_j`` rows."""
         k = self.k
-        c = self._c(self._acb(u))
+        c = self._c(_mode(u))
         G, _ = self.split(u)
         E = c["bk"].zeros(k, k)
         E[:, 0] = G[:, 0]
@@ -339,7 +360,7 @@ class OVSystem:
         r"""An approximate solution at a point ``z`` far from the support (complex128): the
         Picard iteration ``G ← (Λ − b_0 − Σ R_j(G))^{-1}`` with ``R_j`` truncated after
         ``κ_3`` ([MS17]_ ch. 9: the series at infinity), ``k + 2`` steps."""
-        c = self._c(False)
+        c = self._c("np")
         k = self.k
         B = self._B(c, z)
         G = np.linalg.inv(B)
