@@ -52,7 +52,7 @@ _WHO = "OperatorValuedCauchy"
 #: extra guard digits tried after GUARD_DPS when the Krawczyk radius is too wide
 _MORE_GUARDS = (2 * GUARD_DPS, 4 * GUARD_DPS)
 #: most continuation steps along the real axis from one point to the next
-_AXIS_STEPS = 40
+_AXIS_STEPS = 12
 #: ceiling solutions kept (a sorted list)
 _MAX_CEILING = 20000
 
@@ -158,7 +158,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
         self._ceil_x.insert(i, x)
         self._ceil_uj.insert(i, (u, J))
 
-    def _double(self, z):
+    def _double(self, z, axis=True):
         """``(u, J)`` in doubles at ``z`` (``Im z ≥ 0``).  From the last point: along the
         real axis between real points (at most :data:`_AXIS_STEPS` steps: a support edge
         between them stops it), straight down, or within its height of it; else from the
@@ -167,7 +167,7 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
         last = self._last
         if last is not None:
             zl, ul, Jl = last
-            axis = zl.imag == 0 and z.imag == 0
+            axis = axis and zl.imag == 0 and z.imag == 0
             if axis or (zl.imag > 0 and ((z.real == zl.real and z.imag < zl.imag)
                                          or abs(z - zl) <= min(zl.imag, max(z.imag, 0.5 * zl.imag)))):
                 try:
@@ -303,14 +303,15 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
         return [self._density_at(p, dps) for p in pts]
 
     @one_blas_thread
-    def density_float(self, xs):
+    def density_float(self, xs, axis=True):
         r"""The density at the points ``xs`` in double precision only (no bound): the
         support scan's and plots' fast path.  Returns a numpy array; points where the
-        continuation fails are ``nan``."""
+        continuation fails are ``nan``.  ``axis=False``: each point from the ceiling (not
+        along the real axis from the previous one)."""
         out = np.full(len(xs), np.nan)
         for i, x in enumerate(xs):
             try:
-                u, _ = self._double(complex(float(x), 0.0))
+                u, _ = self._double(complex(float(x), 0.0), axis=axis)
             except PrecisionError:
                 continue
             out[i] = -u[0].imag / math.pi
