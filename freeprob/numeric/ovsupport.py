@@ -4,11 +4,11 @@ r"""The support of a linearized polynomial's law on the numeric path (a mixin of
 1. Scan: the density in double precision at 257 points across the bounds of the spectrum
    (shifted off rational points); the support is where it exceeds ``10^{-8}`` of its
    maximum; around every interior local minimum of the samples, and between neighbours
-   whose densities differ by a factor above 1.5, 63 more points look for a gap narrower
+   whose densities differ by a factor above 1.5, 31 more points look for a gap narrower
    than the spacing.  A component (or a gap away from a local minimum)
    narrower than the spacing (``1/256`` of the bounds) can still be missed; a gap that
    closes under bisection (the density touching 0) is merged.
-2. Each edge is bracketed by bisection in doubles (to ``10^{-9}`` of the bounds) and then
+2. Each edge is bracketed by bisection in doubles (to ``10^{-6}`` of the bounds) and then
    located as the fold of the solution curve: a square-root edge ``e`` is a branch point
    where ``z(s) ≈ e − c(s − s*)²`` along the curve ``F(u, z) = 0`` parametrized by the
    coordinate ``s = u_i`` that the tangent ``du/dz`` favours; ``dz/ds``, from the Jacobian
@@ -35,8 +35,8 @@ from freeprob.numeric.rootkernel import GUARD_DPS, _bits, _check_dps
 __all__ = []
 
 _SCAN = 257
-_ZOOM = 63
-_BISECT = 1e-9
+_ZOOM = 31
+_BISECT = 1e-6
 
 
 def _solve_lin(A, b):
