@@ -585,8 +585,12 @@ def _density_values(law, xs, dps, ball=False):
     stderr (the same digits: each value is certified on its own; without tqdm, the ``sweep``
     extra, in one piece and without the bar)."""
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
+    from freeprob.laws.polynomial import PolynomialLaw
 
-    if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
+    unknowns = None
+    if isinstance(law, PolynomialLaw) and law.route() == "numeric":
+        unknowns = law.numeric_evaluator().S.n
+    if density_seconds(len(xs), dps, unknowns) <= PROGRESS_AFTER:
         return law.density(xs, dps=dps, ball=ball)
     from freeprob._extras import MissingExtra, require
 

@@ -70,6 +70,11 @@ class PolynomialNumeric:
             raise out
         return out
 
+    def route(self) -> str:
+        r"""``"exact"`` when the exact Cauchy equation is derived (``method="auto"`` uses it),
+        else ``"numeric"``."""
+        return "numeric" if isinstance(self._exact_or_none(), NotAvailable) else "exact"
+
     def _route(self, who, method):
         """The evaluator of ``method``: an :class:`~freeprob.numeric.cauchy.AlgebraicCauchy`
         or an :class:`~freeprob.numeric.ovcauchy.OperatorValuedCauchy`."""
