@@ -180,9 +180,12 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
             u, J = self._ceiling_at(z.real)
             u, J = track(self.S, u, J, complex(z.real, self.ceiling), z)
         except TrackFailure as exc:
+            where = f"x = {z.real:.17g}" if z.imag == 0 else f"z = {z}"
             raise PrecisionError(
-                f"{_WHO}: the continuation to z = {z} failed ({exc}): a point at (or within "
-                "rounding of) a support edge, an atom or another singular point") from None
+                f"{_WHO}: the continuation to {where} failed ({exc}): the equation is singular "
+                "there or within rounding of it (a support edge, an atom, or another branch "
+                "point; the numeric path does not evaluate the absolutely continuous part at an "
+                "atom): move the point off it") from None
         self._last = (z, u, J)
         return u, J
 

@@ -70,13 +70,15 @@ class ScalarVariable:
 def scalar_variable(ev) -> ScalarVariable:
     r"""The :class:`ScalarVariable` of a law given by its
     :class:`~freeprob.numeric.cauchy.AlgebraicCauchy` ``ev``: the R-equation
-    ``Q(R, w) = numerator P(w, R + 1/w)`` of the selected factor ``P`` ([MS17]_ §2.4), the
-    first free cumulants from the exact moments, the extent and the atoms.
+    ``Q(R, w) = numerator P(w, R + 1/w)`` of the selected factor ``P`` ([MS17]_ §2.4), with
+    its factor ``w^m`` removed (``w = 0`` is no branch of the R-transform, and the factor
+    would make the Jacobian singular at infinity) and scaled to largest coefficient 1; the
+    first free cumulants from the exact moments; the extent and the atoms.
 
     Raises
     ------
-    NotAvailable
-        Coefficients that are not numbers (cannot happen for an ``AlgebraicCauchy``).
+    PrecisionError
+        As :meth:`AlgebraicCauchy.extent` and :meth:`AlgebraicCauchy.atoms`.
     """
     from freeprob.core.symbols import G, z
     P = ev._P
