@@ -133,3 +133,13 @@ def test_numeric_path_refusals(noeq):
     t = sp.Symbol("t")
     with pytest.raises(FreeprobValueError, match="free symbols"):
         fp.polynomial_law("x*y*x + y*x*y", {"x": S, "y": fp.FreePoisson(t)}).density(1, method="numeric")
+
+
+def test_cli_density_takes_the_numeric_path(noeq, capsys):
+    from freeprob.cli import main
+    status = main(["density", "polynomial('x*y*x + y*x*y', x=Semicircle(0, 1), y=FreePoisson(1))",
+                   "--grid=-1:1:3", "--dps", "15"])
+    out = capsys.readouterr().out
+    assert status == 0
+    api = noeq.density([-1, 0, 1], dps=15)
+    assert [ln.split()[1] for ln in out.splitlines()[2:]] == [mpmath.nstr(v, 15) for v in api]
