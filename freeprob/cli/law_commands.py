@@ -638,8 +638,12 @@ def _density_values(law, xs, dps, ball=False):
     reported (:func:`freeprob._progress.report`: the points done, shown on stderr by
     :func:`freeprob.cli.work.compute`); the same digits (each value is certified on its own)."""
     from freeprob.experiments.cost import PROGRESS_AFTER, density_seconds
+    from freeprob.laws.polynomial import PolynomialLaw
 
-    if density_seconds(len(xs), dps) <= PROGRESS_AFTER:
+    unknowns = None
+    if isinstance(law, PolynomialLaw) and law.route() == "numeric":
+        unknowns = law.numeric_evaluator().S.n
+    if density_seconds(len(xs), dps, unknowns) <= PROGRESS_AFTER:
         return law.density(xs, dps=dps, ball=ball)
     step = -(-len(xs) // 100)
     ys = []
@@ -693,7 +697,10 @@ def _support_text(law, args):
     out = io.StringIO()
     dps = args.dps
     intervals = law.support(dps=dps)
-    atoms = law.atoms(dps=dps)
+    try:
+        atoms, no_atoms = law.atoms(dps=dps), None
+    except NotAvailable as exc:            # the numeric path of a polynomial law with atomic variables
+        atoms, no_atoms = (), str(exc)
     text = " ".join(args.law.split())
     balls = None
     if getattr(args, "ball", False):
@@ -702,8 +709,10 @@ def _support_text(law, args):
         rec = {"law": text, "dps": dps,
                "intervals": [[str(a), str(b)] for a, b in intervals],
                "intervals_approx": [[_approx(a, dps), _approx(b, dps)] for a, b in intervals],
-               "atoms": [[str(a), str(m)] for a, m in atoms],
+               "atoms": None if no_atoms else [[str(a), str(m)] for a, m in atoms],
                "atoms_approx": [[_approx(a, dps), _approx(m, dps)] for a, m in atoms]}
+        if no_atoms:
+            rec["atoms_unavailable"] = no_atoms
         if balls is not None:
             rec["intervals_ball"] = [[a.str(dps + 2), b.str(dps + 2)] for a, b in balls[0]]
             rec["atoms_ball"] = [[a.str(dps + 2), m.str(dps + 2)] for a, m in balls[1]]
@@ -716,7 +725,10 @@ def _support_text(law, args):
         approx = f"   ≈ [{_approx(a, dps)}, {_approx(b, dps)}]" if exact else "   (numeric edges)"
         print(f"  [{_approx(a, dps) if isinstance(a, mpmath.mpf) else a}, "
               f"{_approx(b, dps) if isinstance(b, mpmath.mpf) else b}]{approx}", file=out)
-    print("atoms:" + ("" if atoms else " none"), file=out)
+    if no_atoms:
+        print(f"atoms: not available ({no_atoms})", file=out)
+    else:
+        print("atoms:" + ("" if atoms else " none"), file=out)
     for a, m in atoms:
         print(f"  at {a}: mass {m}   ≈ {_approx(m, dps)}", file=out)
     if balls is not None:

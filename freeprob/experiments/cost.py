@@ -145,20 +145,25 @@ def cell_cost(dims, models=2, objects=1):
     return flops / FLOP_RATE, 8.0 * floats
 
 
-def density_seconds(points, dps):
+def density_seconds(points, dps, unknowns=None):
     r"""Estimated time (s) of ``law.density(grid, dps=dps)`` on ``points`` grid points.
 
     Parameters
     ----------
     points : int
     dps : int
+    unknowns : int, optional
+        For a polynomial law on the numeric path: the number of unknowns of its M_k-valued
+        equation (:class:`freeprob.numeric.ovcauchy.OperatorValuedCauchy`).
 
     Returns
     -------
     float
         ``points · 3·10⁻⁶ · dps^1.25`` s: measured on ``free_mul(FreePoisson(1/2),
         FreePoisson(1/3))`` (0.1 ms per point at 15 digits, 0.15 s at 5 000, 2.5 s at
-        50 000); laws with larger Cauchy equations take longer.
+        50 000); laws with larger Cauchy equations take longer.  On the numeric path
+        ``points · 10⁻⁴ · unknowns^1.3 · dps/15`` s (measured: 5–10 ms per point for 25–34
+        unknowns, 0.1 s for 261, at 15 digits; benchmarks/bench_polynomial_numeric.py).
 
     Raises
     ------
@@ -166,6 +171,8 @@ def density_seconds(points, dps):
 
     Source: this module's measurements.
     """
+    if unknowns is not None:
+        return points * 1e-4 * float(unknowns) ** 1.3 * float(dps) / 15
     return points * 3e-6 * float(dps) ** 1.25
 
 

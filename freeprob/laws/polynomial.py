@@ -24,6 +24,7 @@ from freeprob.core.params import as_exact
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.law import Law
 from freeprob.laws.operations import dilate, free_add, pushforward, shift
+from freeprob.laws.polynomial_numeric import PolynomialNumeric
 
 if TYPE_CHECKING:                      # the polynomial modules load on first use (startup)
     from freeprob.core.ncpoly import NCPoly
@@ -79,8 +80,13 @@ def _check_clash(names, symbols):
 
 
 @dataclass(frozen=True)
-class PolynomialLaw(Law):
+class PolynomialLaw(PolynomialNumeric, Law):
     r"""The law of a self-adjoint polynomial in free variables (build it with :func:`polynomial_law`).
+
+    The numeric methods (``density``, ``cdf``, ``quantile``, ``support``, ``atoms``,
+    ``cauchy``) use the exact Cauchy equation where it is derived and M_k-valued
+    subordination otherwise; ``method="exact"`` / ``"numeric"`` picks one
+    (:mod:`freeprob.laws.polynomial_numeric`).
 
     Fields: ``terms`` (``((word, coefficient), …)``, a word a tuple of variable names) and
     ``variables`` (``((name, Law), …)``, the variables occurring in the polynomial).
