@@ -275,9 +275,11 @@ def test_failed_frontier_cell_has_no_row_and_exit_status_1(tmp_path, monkeypatch
     assert "None" not in out and "None" not in "".join(csv_rows)
 
 
-def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monkeypatch):
+@pytest.mark.parametrize("eps, star", [(0.008, 0.8), (0.0095, 0.95)])
+def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monkeypatch, eps, star):
     """A β whose law cannot be tabulated (PrecisionError, as where two support intervals merge)
-    is replaced by a nearby evaluated point; the bounds are points actually evaluated."""
+    is replaced by a nearby evaluated point; the bounds are points actually evaluated, and the
+    diagnostics at β_low are those of the moved point when it is the lower bound (ε = 0.0095)."""
     from freeprob.errors import PrecisionError
     from freeprob.experiments import explore_beta
     bad = set()
@@ -292,11 +294,12 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
 
     monkeypatch.setattr(explore_beta, "_evaluate", fake)
     grid = (0.1, 0.1488, 0.2213, 0.3293, 0.4899, 0.7288, 1.0843, 1.6132, 2.4)
-    q = explore_beta.frontier_job("proportional", 64, (0.008,), 1, 3, grid, [1])["quantities"]
+    q = explore_beta.frontier_job("proportional", 64, (eps,), 1, 3, grid, [1])["quantities"]
     assert q["shifted_evaluations"] == 1 and len(bad) == 1
     (b,) = bad
-    lo, hi = q["law/0.008/beta_low"], q["law/0.008/beta_high"]
-    assert lo <= 0.8 < hi and hi - lo < 0.045                  # β* = 0.8 still bracketed
+    lo, hi = q[f"law/{eps:g}/beta_low"], q[f"law/{eps:g}/beta_high"]
+    assert lo <= star < hi and hi - lo < 0.045                  # β* still bracketed
+    assert q[f"law/{eps:g}/at_low/law"] == pytest.approx(lo / 100, rel=1e-12)
     evaluated = {float(k.split("/")[1]) for k in q if k.startswith("eval/") and k.endswith("/law")}
     assert lo in evaluated and hi in evaluated and b not in evaluated
     assert any(abs(abs(e / b - 1) - 1e-3) < 1e-5 for e in evaluated)      # moved by 0.1 %
@@ -307,6 +310,10 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
     (["beta-growth", "--beta", "2"], "--beta belong"),
     (["beta-growth", "--ns", "128,128"], "must be distinct"),
     (["beta-growth", "--ns", "128.5"], "comma-separated integers"),
+    (["inputs", "--families", "proportional"], "--families belong"),
+    (["beta-growth", "--families", "nope"], "unknown family"),
+    # the cost model refuses an evaluation above 10 min before anything is created (issue 26: n = 4096)
+    (["beta-growth", "--ns", "4096", "--families", "fixed_head"], "one evaluation of fixed_head at n=4096"),
 ])
 def test_explore_cli_refuses_misplaced_or_bad_options(argv, match, tmp_path, capsys):
     from freeprob.cli import main

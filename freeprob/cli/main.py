@@ -306,6 +306,8 @@ def _add_explore(sub):
     p.add_argument("--n", type=bounded_int(64), default=None, help="inputs: tokens (default 512, quick 256)")
     p.add_argument("--ns", default=None, help="beta-growth: comma-separated n (default 256,512,1024,2048)")
     p.add_argument("--epsilons", default=None, help="beta-growth: thresholds (relative W1; default 0.01,0.02,0.05)")
+    p.add_argument("--families", default=None,
+                   help="beta-growth: width families, comma-separated (default proportional,fixed_head)")
     p.add_argument("--beta", type=float, default=None, help="inputs: inverse temperature (default 0.5)")
     p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
     p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
@@ -325,12 +327,13 @@ def explore_command(args, out=None) -> int:
     out = sys.stdout if out is None else out
     kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures,
               progress=True)
-    other = {"inputs": (("--ns", args.ns), ("--epsilons", args.epsilons), ("--force", args.force or None)),
+    other = {"inputs": (("--ns", args.ns), ("--epsilons", args.epsilons), ("--families", args.families),
+                        ("--force", args.force or None)),
              "beta-growth": (("--n", args.n), ("--beta", args.beta))}[args.what]
     wrong = [flag for flag, value in other if value is not None]
     if wrong:
         raise FreeprobValueError(f"explore {args.what}: {', '.join(wrong)} belong(s) to the other question "
-                                 f"(inputs: --n, --beta; beta-growth: --ns, --epsilons, --force)")
+                                 f"(inputs: --n, --beta; beta-growth: --ns, --epsilons, --families, --force)")
     if args.what == "inputs":
         from freeprob.experiments.explore import run_inputs
         res = run_inputs(args.out, n=args.n, beta=0.5 if args.beta is None else args.beta, seeds=args.seeds, **kw)
@@ -355,7 +358,9 @@ def explore_command(args, out=None) -> int:
         except ValueError:
             raise FreeprobValueError("explore beta-growth: --ns takes comma-separated integers (e.g. 256,512), "
                                      "--epsilons comma-separated numbers in (0, 1) (e.g. 0.01,0.05)") from None
-        res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, force=args.force, **kw)
+        from freeprob.experiments.explore_beta import FAMILIES
+        fams = FAMILIES if args.families is None else tuple(args.families.split(","))
+        res = run_beta_growth(args.out, ns=ns, epsilons=eps, seeds=args.seeds, force=args.force, families=fams, **kw)
         print("family,n,epsilon,beta_star,beta_low,beta_high,beta_sigma", file=out)
         for r in res["rows"]:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)

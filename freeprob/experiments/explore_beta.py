@@ -143,12 +143,15 @@ def bisect_frontier(grid, lookup, epsilons, steps, seeds=None):
     for target in ("law", "sample"):
         for eps in epsilons:
             fail = [i for i, b in enumerate(grid) if ev(b)[target] > eps]
+            low_values = None                   # the values at lo (a moved point is not a key of lookup)
             if not fail:
                 lo, hi = grid[-1], math.inf
+                low_values = ev(lo)
             elif fail[0] == 0:
                 lo, hi = 0.0, grid[0]
             else:
                 lo, hi = grid[fail[0] - 1], grid[fail[0]]
+                low_values = ev(lo)
                 bracket = (lo, hi)
                 for _ in range(steps):
                     got = lookup(float(round(0.5 * (lo + hi), 6)))
@@ -157,14 +160,14 @@ def bisect_frontier(grid, lookup, epsilons, steps, seeds=None):
                         break
                     mid, val = got
                     if val[target] <= eps:
-                        lo = mid
+                        lo, low_values = mid, val
                     else:
                         hi = mid
             tag = f"{target}/{eps:g}"
             q[f"{tag}/beta_low"], q[f"{tag}/beta_high"] = lo, hi
             q[f"{tag}/beta_star"] = (0.5 * (lo + hi) if math.isfinite(hi) else lo) if lo > 0 else math.nan
             if lo > 0:
-                for k, v in ev(lo).items():
+                for k, v in low_values.items():
                     q[f"{tag}/at_low/{k}"] = v
             if lo > 0 and math.isfinite(hi) and seeds is not None and seeds >= 2 and not missing:
                 pts = sorted({lookup(b)[0]: lookup(b)[1] for b in _evaluated_in(lookup, bracket)}.items())
@@ -400,6 +403,9 @@ def run_beta_growth(out, *, quick=False, ns=None, epsilons=(0.01, 0.02, 0.05), f
     from freeprob.experiments.store import ResultStore
     from freeprob.experiments.sweep import Executor, SweepCell, SweepStats, cell_seed, check_executor, run_cells
     ns = tuple(ns) if ns is not None else ((128, 256, 512) if quick else (256, 512, 1024, 2048))
+    families = (families,) if isinstance(families, str) else tuple(families)
+    if not families or len(set(families)) != len(families):
+        raise FreeprobValueError(f"explore beta-growth: give distinct families from {FAMILIES}; got {list(families)}")
     seeds = seeds if seeds is not None else (2 if quick else 3)
     steps = steps if steps is not None else (2 if quick else 4)
     if len(set(ns)) != len(ns):
