@@ -100,6 +100,7 @@ def test_compare_models_bootstrap_rates():
     assert clear.first_wins["exp"].rate > 0.95 and clear.first_wins["line"].rate < 0.05
     assert clear.p_second.rate < 0.01 and clear.p_first.rate > 0.1 and clear.likelihood_ratio > 1e6
     assert clear.verdict == "exp preferred"
+    assert clear.fit_p["line"] == pytest.approx(st.chi2.sf(clear.chi2["line"], 4)) and clear.fit_p["exp"] == 1
     lo, hi = clear.delta_range
     assert lo < clear.delta < hi
     vague = compare_models(x, y, 5.0, {"exp": _exp, "line": _line}, draws=400, seed=1)

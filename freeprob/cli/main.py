@@ -342,7 +342,8 @@ def explore_command(args, out=None) -> int:
         for r in res["rows"]:
             print(",".join(str(r[k]) if not isinstance(r[k], float) else f"{r[k]:.4g}" for k in r), file=out)
         print("(input_minus_ortho_relW1, ci95_lo, ci95_hi, p, verdict: relW1 against the input-Gram law minus "
-              "against the orthonormal law, paired over the seeds, 95% t-interval)", file=out)
+              "against the orthonormal law, paired over the seeds, 95% t-interval; p_KS, verdict_KS: the same "
+              "for KS)", file=out)
         seeds = next(iter(res["preferred"].values()), {}).get("seeds", "?")
         print(f"preferred scheme (smaller m2/m1^2 of out; paired t-test over the {seeds} seeds, 95%):", file=out)
         for case, c in res["preferred"].items():

@@ -163,7 +163,8 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
 
     Writes ``inputs.csv`` (``inputs,object,n,relW1_orthonormal_law,relW1_input_law,
     KS_orthonormal_law,KS_input_law``: means over seeds; ``input_minus_ortho_relW1,ci95_lo,
-    ci95_hi,p,verdict``: the paired test of the two relW1 over the seeds), ``inputs_ge_sample.csv``
+    ci95_hi,p,verdict``: the paired test of the two relW1 over the seeds; ``p_KS,verdict_KS`` the same
+    for KS), ``inputs_ge_sample.csv``
     (softmax vs the GE sample with the same inputs), ``inputs_architecture.csv``,
     ``inputs_summary.json`` and ``inputs.png``.
 
@@ -281,17 +282,20 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
 
 
 def _law_test(acc):
-    """The paired test over the seeds of relW1(softmax, input-Gram law) against
-    relW1(softmax, orthonormal law): ``input_minus_ortho_relW1`` (mean), its 95 % interval,
-    p-value and verdict (``input law closer (significant)``, ``… farther …``, ``not
-    significant``); ``verdict`` ``"no input law"`` without one."""
-    if not acc["rwi"]:
-        return dict(input_minus_ortho_relW1=float("nan"), ci95_lo=float("nan"), ci95_hi=float("nan"),
-                    p=float("nan"), verdict="no input law")
-    c = paired_comparison(acc["rwi"], acc["rwo"], lower="input law closer", higher="input law farther")
+    """The paired tests over the seeds of relW1 (and KS) of softmax against the input-Gram
+    law minus against the orthonormal law: ``input_minus_ortho_relW1`` (mean), its 95 %
+    interval ``ci95_lo``/``ci95_hi``, ``p`` and ``verdict`` (``input law closer
+    (significant)``, ``… farther …``, ``not significant``; ``"no input law"`` without one),
+    and ``verdict_KS`` with its ``p_KS``."""
     nan = float("nan")
+    if not acc["rwi"]:
+        return dict(input_minus_ortho_relW1=nan, ci95_lo=nan, ci95_hi=nan, p=nan, verdict="no input law",
+                    p_KS=nan, verdict_KS="no input law")
+    c = paired_comparison(acc["rwi"], acc["rwo"], lower="input law closer", higher="input law farther")
+    k = paired_comparison(acc["ksi"], acc["kso"], lower="input law closer", higher="input law farther")
     return dict(input_minus_ortho_relW1=c.mean, ci95_lo=nan if c.lo is None else c.lo,
-                ci95_hi=nan if c.hi is None else c.hi, p=nan if c.p is None else c.p, verdict=c.verdict)
+                ci95_hi=nan if c.hi is None else c.hi, p=nan if c.p is None else c.p, verdict=c.verdict,
+                p_KS=nan if k.p is None else k.p, verdict_KS=k.verdict)
 
 
 def _write_csv(path, rows):

@@ -558,7 +558,10 @@ def describe_fit(key, fit):
                  f"sqrtlog fits better in {100 * w_s['rate']:.0f}% of draws if sqrtlog is true and in "
                  f"{100 * w_p['rate']:.0f}% ({100 * w_p['lo']:.0f}-{100 * w_p['hi']:.0f}%) if the power law is true; "
                  f"p-value of the power law {cmp_['p_value_power']['rate']:.3f}, of sqrtlog "
-                 f"{cmp_['p_value_sqrtlog']['rate']:.3f} ({cmp_['draws']} draws per model): {cmp_['verdict']}")
+                 f"{cmp_['p_value_sqrtlog']['rate']:.3f} ({cmp_['draws']} draws per model)"
+                 + ("" if None in (cmp_.get("fit_p") or {None: 0}).values() else
+                    f"; goodness of fit (chi2 p) sqrtlog {cmp_['fit_p']['sqrtlog']:.2g}, "
+                    f"power {cmp_['fit_p']['power']:.2g}") + f": {cmp_['verdict']}")
     return lines
 
 

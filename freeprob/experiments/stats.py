@@ -350,9 +350,14 @@ class ModelChoice:
       strong a preference for the first); ``p_first``: the share of draws from the first
       model's fit with ``delta*`` at most the observed one (the p-value of the first).
 
-    ``verdict``: ``"<first> preferred"`` when the second model's p-value is below
-    ``1 − level`` and the first's is not, ``"<second> preferred"`` the other way round,
-    ``"neither fits"`` when both are, else ``"not significant"``.
+    ``fit_p``: ``{model: p}``, the goodness of fit of each model on its own, the χ² tail
+    probability of its ``chi2`` with ``k − params`` degrees of freedom (``None`` without a
+    degree of freedom).
+
+    ``verdict``: a model is rejected when its bootstrap p-value or its ``fit_p`` is below
+    ``1 − level``; ``"<first> preferred"`` when only the second is rejected,
+    ``"<second> preferred"`` the other way round, ``"neither fits"`` when both are, else
+    ``"not significant"``.
 
     Source: :func:`compare_models`.
     """
@@ -366,6 +371,7 @@ class ModelChoice:
     p_second: RateInterval
     draws: int
     level: float = 0.95
+    fit_p: dict = None
 
     @property
     def likelihood_ratio(self) -> float:
@@ -375,7 +381,8 @@ class ModelChoice:
     def verdict(self) -> str:
         a, b = self.names
         alpha = 1 - self.level
-        ra, rb = self.p_first.rate < alpha, self.p_second.rate < alpha
+        bad = lambda m: (self.fit_p or {}).get(m) is not None and self.fit_p[m] < alpha  # noqa: E731
+        ra, rb = self.p_first.rate < alpha or bad(a), self.p_second.rate < alpha or bad(b)
         return ("neither fits" if ra and rb else f"{a} preferred" if rb else f"{b} preferred" if ra
                 else "not significant")
 
@@ -385,7 +392,7 @@ class ModelChoice:
         rate = lambda r: dict(rate=r.rate, lo=r.lo, hi=r.hi)  # noqa: E731
         return dict(models=list(self.names), chi2=self.chi2, delta_chi2=self.delta,
                     likelihood_ratio=self.likelihood_ratio, delta_chi2_range=list(self.delta_range),
-                    level=self.level, draws=self.draws, verdict=self.verdict,
+                    level=self.level, draws=self.draws, verdict=self.verdict, fit_p=self.fit_p,
                     **{f"p_{a}_wins_if_{m}": rate(r) for m, r in self.first_wins.items()},
                     **{f"p_value_{a}": rate(self.p_first), f"p_value_{b}": rate(self.p_second)})
 
@@ -400,10 +407,13 @@ class ModelChoice:
                 f"{a} fits better in {100 * self.first_wins[a].rate:.0f}% of draws if {a} is true and in "
                 f"{100 * wins_b.rate:.0f}% ({100 * wins_b.lo:.0f}–{100 * wins_b.hi:.0f}%) if {b} is true; "
                 f"p-value of {b} {self.p_second.rate:.3f}, of {a} {self.p_first.rate:.3f} "
-                f"({self.draws} draws per model): {self.verdict}")
+                f"({self.draws} draws per model)"
+                + ("" if not self.fit_p or None in self.fit_p.values() else
+                   f"; goodness of fit χ² p {a} {self.fit_p[a]:.2g}, {b} {self.fit_p[b]:.2g}")
+                + f": {self.verdict}")
 
 
-def compare_models(x, y, sigma, fits, *, draws=2000, seed=0, level=0.95):
+def compare_models(x, y, sigma, fits, *, draws=2000, seed=0, level=0.95, params=2):
     r"""Compare two fitted models of ``y(x)`` measured with known Gaussian noise ``sigma``
     by their χ² and a parametric bootstrap (:class:`ModelChoice`).
 
@@ -422,6 +432,9 @@ def compare_models(x, y, sigma, fits, *, draws=2000, seed=0, level=0.95):
     seed : int
         Seed of the bootstrap noise (``numpy.random.default_rng(seed)``).
     level : float in ``(0, 1)``
+    params : int or mapping of the two names to ints
+        Fitted parameters of each model (for the goodness of fit, ``k − params`` degrees of
+        freedom; default 2).
 
     Returns
     -------
@@ -478,4 +491,7 @@ def compare_models(x, y, sigma, fits, *, draws=2000, seed=0, level=0.95):
     wins = {m: rate_interval(int(np.sum(sims[m] > 0)), draws, lv) for m in names}
     p_first = rate_interval(int(np.sum(sims[a] <= delta)), draws, lv)
     p_second = rate_interval(int(np.sum(sims[b] >= delta)), draws, lv)
-    return ModelChoice(names, c0, float(delta), rng_a, wins, p_first, p_second, int(draws), lv)
+    counts = {m: int(params if isinstance(params, numbers.Integral) else params[m]) for m in names}
+    fit_p = {m: (float(stats.chi2.sf(c0[m], yv.size - counts[m])) if yv.size > counts[m] else None)
+             for m in names}
+    return ModelChoice(names, c0, float(delta), rng_a, wins, p_first, p_second, int(draws), lv, fit_p)
