@@ -661,8 +661,10 @@ def test_finite_width_summary_line():
     worse = row("worse", [0.020, 0.021, 0.022, 0.0205], [0.010, 0.011, 0.0105, 0.010])
     lines = finite_width_summary([clear, noise, worse])
     assert lines[0].startswith("finite-width law (at each row's own n and widths) vs the GE law, against softmax "
-                               "(relW1, paired over the seeds, 95% t-interval): closer (significant) in 1 of 3 rows; "
+                               "(relW1, paired over the seeds, 95% t-interval): closer (significant) in 1 of 3 rows "
+                               "(relW1 lower by 49% of the GE law's; largest p 0.0038, clear); "
                                "farther (significant) in 1 (worse: +1.05 ± 0.11 points, p = 8.4e-05); ")
+    assert clear["metrics"]["fw_minus_th_relW1"]["relative"] == pytest.approx(-0.01 / 0.0205)
     d = noise["metrics"]["fw_minus_th_relW1"]
     assert d["mean"] == pytest.approx(0.00025) and d["lo"] < 0 < d["hi"] and d["verdict"] == "not significant"
     assert f"not significant in 1 (noise: +0.03 ± {100 * (d['hi'] - d['mean']):.2f} points, p = {d['p']:.2g})" \

@@ -155,9 +155,11 @@ class PairedComparison:
         return f"{self.lower if self.mean < 0 else self.higher} (significant)"
 
     def as_dict(self):
-        """``{mean, lo, hi, n, p, verdict}`` (JSON-able; the interval ends ``None`` for one pair).
-        Raises nothing."""
-        return dict(mean=self.mean, lo=self.lo, hi=self.hi, n=self.n, p=self.p, verdict=self.verdict)
+        """``{mean, lo, hi, n, p, verdict, relative}`` (JSON-able; the interval ends ``None``
+        for one pair; ``relative`` the mean difference over the mean of ``b``, ``None`` when
+        that is 0).  Raises nothing."""
+        return dict(mean=self.mean, lo=self.lo, hi=self.hi, n=self.n, p=self.p, verdict=self.verdict,
+                    relative=self.mean / self.base if self.base else None)
 
     def __format__(self, spec):
         spec = spec or ".4f"
