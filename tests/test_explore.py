@@ -168,6 +168,36 @@ def test_fit_frontier_recovers_sqrt_log():
         fit_frontier([128], [1.0])
 
 
+def test_frontier_fit_comparison_on_synthetic_frontiers():
+    """β* drawn from each growth law with a known noise (σ = 0.03, about the measured one):
+    the bootstrap rates say how often a√(log n) + b fits better under each law; exact
+    (noise-free) data are fitted exactly by their own law."""
+    from freeprob.experiments.explore_beta import compare_frontier_fits
+    ns = np.array([256, 512, 1024, 2048, 4096])
+    laws = dict(sqrtlog=1.13 * np.sqrt(np.log(ns)) - 1.78, power=0.29 * ns**0.2)
+    for name, truth in laws.items():
+        exact = compare_frontier_fits(ns, truth, np.full(5, 0.03), draws=20)
+        assert exact.chi2[name] == pytest.approx(0, abs=1e-10)
+    noisy = {name: compare_frontier_fits(ns, truth + 0.03 * np.random.default_rng(5).standard_normal(5),
+                                         np.full(5, 0.03), draws=120, seed=0) for name, truth in laws.items()}
+    for c in noisy.values():            # the two laws differ by 0.01-0.05 here: told apart in most draws
+        assert 0.7 < c.first_wins["sqrtlog"].rate <= 1 and 0 <= c.first_wins["power"].rate < 0.3
+    assert noisy["sqrtlog"].delta > 0 and noisy["sqrtlog"].p_second.rate < 0.2
+    assert noisy["power"].delta < 0 and noisy["power"].p_second.rate > 0.3 and noisy["power"].p_first.rate < 0.2
+    assert noisy["power"].likelihood_ratio < 1 < noisy["sqrtlog"].likelihood_ratio
+    vague = compare_frontier_fits(ns, laws["power"], np.full(5, 0.3), draws=100)    # noise ≫ difference
+    assert 0.3 < vague.first_wins["power"].rate < 0.7
+
+
+def test_frontier_sigma_is_the_delta_method():
+    from freeprob.experiments.explore_beta import frontier_sigma
+    pts = [(b, dict(law=0.01 + 0.08 * (b - 1), law_sd=0.004)) for b in (0.9, 0.95, 1.0, 1.1)]
+    expected = math.sqrt((0.004 / math.sqrt(3) / 0.08) ** 2 + 0.02**2 / 12)
+    assert frontier_sigma(pts, "law", 3, 0.02) == pytest.approx(expected, rel=1e-9)
+    assert math.isnan(frontier_sigma(pts[:1], "law", 3, 0.02))                     # one point: no slope
+    assert math.isnan(frontier_sigma([(b, dict(law=1 - b, law_sd=0.1)) for b in (1, 2)], "law", 3, 0.1))
+
+
 def test_family_dims():
     from freeprob.experiments.explore_beta import family_dims
     assert family_dims("proportional", 256) == (4, 32)
@@ -188,9 +218,10 @@ def test_frontier_job_brackets():
 
 
 def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch):
-    """A rerun reuses a frontier cell only under the same settings and code; other ε, seeds or
-    code compute afresh (never mixed).  ``_evaluate`` is replaced by a closed form
-    relW1 = β·n/6400 (so β* = ε·6400/n), which also checks the bisection end to end."""
+    """Every evaluation is a stored cell: a rerun computes nothing, another ε reuses the grid
+    and computes only its own bisection points, other code computes afresh (never mixed).
+    ``_evaluate`` is replaced by a closed form relW1 = β·n/6400 (so β* = ε·6400/n), which
+    also checks the bisection end to end."""
     from freeprob.experiments import explore_beta, store
 
     def fake(family, n, beta, seeds, entropy, points):
@@ -200,7 +231,7 @@ def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch)
     monkeypatch.setattr(explore_beta, "_evaluate", fake)
     kw = dict(ns=(64,), families=("proportional",), seeds=1, steps=6, figures=False)
     first = explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)
-    assert first["computed"] == 1
+    assert first["computed"] == 9 + 6           # the grid, then 6 halvings (law and sample coincide here)
     (row,) = first["rows"]
     assert row["beta_low"] <= 1.0 < row["beta_high"] and row["beta_high"] - row["beta_low"] < 0.02
     # issue 26: an earlier figure a --no-figures run does not rewrite is moved aside, never removed
@@ -210,9 +241,10 @@ def test_beta_growth_cells_are_keyed_by_settings_and_code(tmp_path, monkeypatch)
     assert not (tmp_path / "beta_frontier.png").exists() and "moved to" in again["set_aside"][0]
     assert (tmp_path / "beta_frontier.earlier-1.png").read_bytes() == b"\x89PNG of an earlier run"
     other = explore_beta.run_beta_growth(tmp_path, epsilons=(0.02,), **kw)
-    assert other["computed"] == 1 and other["rows"][0]["beta_low"] <= 2.0 < other["rows"][0]["beta_high"]
+    assert other["computed"] == 6 and other["resumed"] >= 9
+    assert other["rows"][0]["beta_low"] <= 2.0 < other["rows"][0]["beta_high"]
     monkeypatch.setattr(store, "code_version", lambda: "freeprob other-code")
-    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 1
+    assert explore_beta.run_beta_growth(tmp_path, epsilons=(0.01,), **kw)["computed"] == 15
 
 
 def test_cell_key_names_settings_and_code(monkeypatch):
@@ -243,16 +275,18 @@ def test_failed_frontier_cell_has_no_row_and_exit_status_1(tmp_path, monkeypatch
                    "--no-figures", "--out", str(tmp_path)])
     out, err = capsys.readouterr()
     assert status == 1
-    assert "2 cell(s) failed" in err and "no convergence" in err      # both families at n = 128
+    assert "18 cell(s) failed" in err and "no convergence" in err     # the 9 grid points, both families at n = 128
     assert "frontier/proportional/n128" in err and "frontier/fixed_head/n128" in err
     csv_rows = (tmp_path / "beta_frontier.csv").read_text().splitlines()
     assert all(",128," not in r for r in csv_rows) and any(",64," in r for r in csv_rows)
     assert "None" not in out and "None" not in "".join(csv_rows)
 
 
-def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monkeypatch):
+@pytest.mark.parametrize("eps, star", [(0.008, 0.8), (0.0095, 0.95)])
+def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monkeypatch, eps, star):
     """A β whose law cannot be tabulated (PrecisionError, as where two support intervals merge)
-    is replaced by a nearby evaluated point; the bounds are points actually evaluated."""
+    is replaced by a nearby evaluated point; the bounds are points actually evaluated, and the
+    diagnostics at β_low are those of the moved point when it is the lower bound (ε = 0.0095)."""
     from freeprob.errors import PrecisionError
     from freeprob.experiments import explore_beta
     bad = set()
@@ -267,11 +301,12 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
 
     monkeypatch.setattr(explore_beta, "_evaluate", fake)
     grid = (0.1, 0.1488, 0.2213, 0.3293, 0.4899, 0.7288, 1.0843, 1.6132, 2.4)
-    q = explore_beta.frontier_job("proportional", 64, (0.008,), 1, 3, grid, [1])["quantities"]
+    q = explore_beta.frontier_job("proportional", 64, (eps,), 1, 3, grid, [1])["quantities"]
     assert q["shifted_evaluations"] == 1 and len(bad) == 1
     (b,) = bad
-    lo, hi = q["law/0.008/beta_low"], q["law/0.008/beta_high"]
-    assert lo <= 0.8 < hi and hi - lo < 0.045                  # β* = 0.8 still bracketed
+    lo, hi = q[f"law/{eps:g}/beta_low"], q[f"law/{eps:g}/beta_high"]
+    assert lo <= star < hi and hi - lo < 0.045                  # β* still bracketed
+    assert q[f"law/{eps:g}/at_low/law"] == pytest.approx(lo / 100, rel=1e-12)
     evaluated = {float(k.split("/")[1]) for k in q if k.startswith("eval/") and k.endswith("/law")}
     assert lo in evaluated and hi in evaluated and b not in evaluated
     assert any(abs(abs(e / b - 1) - 1e-3) < 1e-5 for e in evaluated)      # moved by 0.1 %
@@ -286,6 +321,10 @@ def test_frontier_moves_a_bisection_point_where_the_law_cannot_be_tabulated(monk
     (["beta-growth", "--ns", "128,abc"], "argument --ns: item 2 of '128,abc': expected an integer ≥ 64; got 'abc'"),
     (["beta-growth", "--ns", "128,100"], "multiple of 8; got 100"),
     (["beta-growth", "--epsilons", "0.1,2"], "argument --epsilons: item 2 of '0.1,2': expected a number in (0, 1)"),
+    (["inputs", "--families", "proportional"], "--families belong"),
+    (["beta-growth", "--families", "nope"], "unknown family"),
+    # the cost model refuses an evaluation above 10 min before anything is created (issue 26: n = 4096)
+    (["beta-growth", "--ns", "4096", "--families", "fixed_head"], "one evaluation of fixed_head at n=4096"),
 ])
 def test_explore_cli_refuses_misplaced_or_bad_options(argv, match, tmp_path, capsys):
     from freeprob.cli import main

@@ -561,8 +561,14 @@ def test_finite_width_columns_are_reported_and_stored(tiny_run):
         assert m["sm_fw_KS"]["mean"] < m["sm_th_KS"]["mean"]
     text = (out / "table.txt").read_text()
     assert "SM–fw relW1" in text and "top pred fw" in text
-    assert "finite-width law (at each row's own n and widths) vs the GE law, against softmax: closer in 2 of 2 rows" \
-        in text
+    assert ("finite-width law (at each row's own n and widths) vs the GE law, against softmax (relW1, paired over "
+            "the seeds, 95% t-interval): closer (significant) in ") in text
+    for row in res["rows"]:        # the paired difference of the per-seed distances, with its test
+        d, m = row["metrics"]["fw_minus_th_relW1"], row["metrics"]
+        assert d["n"] == 3 and d["mean"] == pytest.approx(m["sm_fw_relW1"]["mean"] - m["sm_th_relW1"]["mean"])
+        assert d["verdict"] == ("closer (significant)" if d["hi"] < 0 else "not significant")
+        assert (d["p"] < 0.05) == (d["hi"] < 0)
+        assert row["metrics"]["top_fw_draw_in_band"]["n"] == 3
     assert "sm_fw_relW1_mean" in (out / "summary.csv").read_text().splitlines()[0]
     with ResultStore(out, readonly=True) as db:
         names = {r[6] for r in db.rows()}
@@ -574,7 +580,8 @@ def test_finite_width_columns_are_reported_and_stored(tiny_run):
     assert {"out/theta_sq_draw", "out/top_spread_fw", "out/top_pred_fw_draw"} <= names
     assert "± s.e. fw" in text and "top pred fw|draw" in text
     assert "top pred fw: unconditional prediction" in text
-    assert "within 5%: of the conditional prediction (top pred fw|draw) in" in text
+    assert "softmax top eigenvalue vs the conditional prediction (top pred fw|draw): mean of the draws within 5% in" \
+        in text and "single draws within 5%: " in text
     head = (out / "summary.csv").read_text().splitlines()[0]
     assert "top_pred_fw_draw_mean" in head and "top_pred_fw_se_mean" in head
     for row in res["rows"]:
@@ -631,23 +638,48 @@ def test_finite_width_can_be_switched_off(capsys, tmp_path):
 
 
 def test_finite_width_summary_line():
-    from freeprob.experiments.summary import finite_width_summary
+    """Each claim of the summary carries its test: a row whose paired difference is within the
+    noise prints "not significant" (named, with its interval and p-value); "within 5 %" is
+    given for the means of the draws (with the interval) and per draw (with its Wilson
+    interval, the rows with misses named)."""
+    from freeprob.experiments.stats import mean_interval
+    from freeprob.experiments.summary import finite_width_summary, paired_metrics
 
-    def row(fw, ge, top=None):
-        m = dict(sm_fw_relW1=dict(mean=fw), sm_th_relW1=dict(mean=ge))
+    def row(name, fw, th, top=None, pred=None, pred_draw=None):
+        recs = [dict(sm_fw_relW1=a, sm_th_relW1=b) for a, b in zip(fw, th)]
         if top:
-            m |= dict(top_pred_fw=dict(mean=top[0]), edge_th=dict(mean=top[1]), top_softmax=dict(mean=top[2]))
-        return dict(metrics=m)
-    lines = finite_width_summary([row(0.01, 0.02, (10.5, 9.0, 10.0)), row(0.03, 0.02), row(0.01, 0.04)])
-    assert "closer in 2 of 3 rows" in lines[0] and "median ratio relW1(SM–fw)/relW1(SM–th) 0.50" in lines[0]
-    assert "(range 0.25–1.50)" in lines[0]
-    assert "within 5.0% (median; largest 5.0%), GE edge within 10.0%" in lines[1]
-    assert "within 5%" not in lines[1].split("rows")[-1]             # no conditional column: no count
-    cond = row(0.01, 0.02, (10.6, 9.0, 10.0))
-    cond["metrics"]["top_pred_fw_draw"] = dict(mean=10.2)
-    lines = finite_width_summary([row(0.01, 0.02, (10.4, 9.0, 10.0)), cond])
-    assert lines[1].endswith("within 5%: of the conditional prediction (top pred fw|draw) in 1 of 1 rows, of "
-                             "the unconditional one (top pred fw) in 1 of 2")
+            for r, t, c in zip(recs, top, pred_draw):
+                r |= dict(top_softmax=t, top_pred_fw=pred, top_pred_fw_draw=c, edge_th=9.0)
+        m = {k: (lambda i: dict(mean=i.mean, lo=i.lo, hi=i.hi, n=i.n))(mean_interval([r[k] for r in recs]))
+             for k in recs[0]}
+        return dict(config=name, metrics=m | paired_metrics(recs))
+
+    clear = row("clear", [0.010, 0.011, 0.012, 0.009], [0.020, 0.021, 0.019, 0.022], [10.0, 10.1, 9.9, 10.2], 10.0,
+                [10.0] * 4)
+    noise = row("noise", [0.010, 0.013, 0.012, 0.010], [0.011, 0.012, 0.011, 0.010], [10.0, 11.0, 9.0, 10.2], 10.0,
+                [10.0, 10.8, 9.2, 10.1])
+    worse = row("worse", [0.020, 0.021, 0.022, 0.0205], [0.010, 0.011, 0.0105, 0.010])
+    lines = finite_width_summary([clear, noise, worse])
+    assert lines[0].startswith("finite-width law (at each row's own n and widths) vs the GE law, against softmax "
+                               "(relW1, paired over the seeds, 95% t-interval): closer (significant) in 1 of 3 rows "
+                               "(relW1 lower by 49% of the GE law's; largest p 0.0038, clear); "
+                               "farther (significant) in 1 (worse: +1.05 ± 0.11 points, p = 8.4e-05); ")
+    assert clear["metrics"]["fw_minus_th_relW1"]["relative"] == pytest.approx(-0.01 / 0.0205)
+    d = noise["metrics"]["fw_minus_th_relW1"]
+    assert d["mean"] == pytest.approx(0.00025) and d["lo"] < 0 < d["hi"] and d["verdict"] == "not significant"
+    assert f"not significant in 1 (noise: +0.03 ± {100 * (d['hi'] - d['mean']):.2f} points, p = {d['p']:.2g})" \
+        in lines[0] and d["p"] > 0.05
+    assert lines[0].endswith("median ratio relW1(SM–fw)/relW1(SM–th) 1.02 (range 0.51–2.01)")
+    assert lines[1].startswith("top eigenvalue vs softmax (means of the draws): finite-width prediction")
+    assert lines[2] == ("softmax top eigenvalue vs the conditional prediction (top pred fw|draw): mean of the draws "
+                        "within 5% in 2 of 2 rows (its 95% interval inside ±5% in 2); single draws within 5%: 8 of 8 "
+                        "(100%, 95% interval 68–100%)")
+    assert "(its 95% interval inside ±5% in 1; noise: +0.50% ± 13.09, not significant)" in lines[3]
+    assert lines[3].endswith("single draws within 5%: 6 of 8 (75%, 95% interval 41–93%) — noise 2 of 4 (50%, "
+                             "95% interval 15–85%)")
+    # a summary without per-seed pairs says that it has no test
+    bare = [dict(config="x", metrics=dict(sm_fw_relW1=dict(mean=0.01), sm_th_relW1=dict(mean=0.02)))]
+    assert "means only, no paired test): closer in 1 of 1 rows" in finite_width_summary(bare)[0]
     assert finite_width_summary([dict(metrics={})]) == []
 
 

@@ -354,9 +354,13 @@ def _add_explore(sub):
                    help="beta-growth: comma-separated n, multiples of 8 ≥ 64 (default 256,512,1024,2048)")
     p.add_argument("--epsilons", type=_epsilon_list, default=None,
                    help="beta-growth: thresholds in (0, 1) (relative W1; default 0.01,0.02,0.05)")
+    p.add_argument("--families", default=None,
+                   help="beta-growth: width families, comma-separated (default proportional,fixed_head)")
     p.add_argument("--beta", type=float, default=None, help="inputs: inverse temperature (default 0.5)")
     p.add_argument("--seeds", type=bounded_int(1), default=None, help="initialisations per point")
     p.add_argument("--out", default="freeprob-explore", help="output directory (default ./freeprob-explore)")
+    p.add_argument("--force", action="store_true",
+                   help="beta-growth: run evaluations estimated above the cost limits (freeprob.experiments.cost)")
     _add_no_figures(p, "skip the figures")
     p.add_argument("--workers", type=_WORKERS_ARG, default=None,
                    help="local Dask worker processes (default 1, in this process)")
@@ -371,31 +375,46 @@ def explore_command(args, out=None) -> int:
     out = sys.stdout if out is None else out
     kw = dict(quick=args.quick, workers=args.workers, scheduler=args.scheduler, figures=not args.no_figures,
               progress=True)
-    other = {"inputs": (("--ns", args.ns), ("--epsilons", args.epsilons)),
+    other = {"inputs": (("--ns", args.ns), ("--epsilons", args.epsilons), ("--families", args.families),
+                        ("--force", args.force or None)),
              "beta-growth": (("--n", args.n), ("--beta", args.beta))}[args.what]
     wrong = [flag for flag, value in other if value is not None]
     if wrong:
         raise FreeprobValueError(f"explore {args.what}: {', '.join(wrong)} belong(s) to the other question "
-                                 f"(inputs: --n, --beta; beta-growth: --ns, --epsilons)")
+                                 f"(inputs: --n, --beta; beta-growth: --ns, --epsilons, --families, --force)")
     if args.what == "inputs":
         from freeprob.experiments.explore import run_inputs
         res = run_inputs(args.out, n=args.n, beta=0.5 if args.beta is None else args.beta, seeds=args.seeds, **kw)
-        print("inputs,object,n,relW1_orthonormal_law,relW1_input_law,KS_orthonormal_law,KS_input_law", file=out)
+        if res["rows"]:
+            print(",".join(res["rows"][0]), file=out)
         for r in res["rows"]:
-            print(",".join(str(r[k]) if not isinstance(r[k], float) else f"{r[k]:.4f}" for k in r), file=out)
-        print("preferred scheme (smaller m2/m1^2 of out): " + json.dumps(res["preferred"]), file=out)
+            print(",".join(str(r[k]) if not isinstance(r[k], float) else f"{r[k]:.4g}" for k in r), file=out)
+        print("(input_minus_ortho_relW1, ci95_lo, ci95_hi, p, verdict: relW1 against the input-Gram law minus "
+              "against the orthonormal law, paired over the seeds, 95% t-interval; p_KS, verdict_KS: the same "
+              "for KS)", file=out)
+        seeds = next(iter(res["preferred"].values()), {}).get("seeds", "?")
+        print(f"preferred scheme (smaller m2/m1^2 of out; paired t-test over the {seeds} seeds, 95%):", file=out)
+        for case, c in res["preferred"].items():
+            lo, hi = c["ci95_lo"], c["ci95_hi"]
+            print(f"  {case}: {c['preferred']} (m2/m1^2 GQA - tied = {c['gqa_minus_tied']:+.4g}"
+                  + ("" if lo is None else f", 95% interval {lo:+.4g} to {hi:+.4g}, p = {c['p']:.2g}") + ")",
+                  file=out)
     else:
-        from freeprob.experiments.explore_beta import run_beta_growth
+        from freeprob.experiments.explore_beta import FAMILIES, run_beta_growth
+        fams = FAMILIES if args.families is None else tuple(args.families.split(","))
         res = run_beta_growth(args.out, ns=args.ns, epsilons=args.epsilons or (0.01, 0.02, 0.05),
-                              seeds=args.seeds, **kw)
-        print("family,n,epsilon,beta_star,beta_low,beta_high", file=out)
+                              seeds=args.seeds, force=args.force, families=fams, **kw)
+        print("family,n,epsilon,beta_star,beta_low,beta_high,beta_sigma", file=out)
         for r in res["rows"]:
             print(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in r), file=out)
         if any(r["beta_low"] == 0 for r in res["rows"]):
             print("note: beta_star nan with [0, beta_min]: even the smallest beta of the grid is farther than "
                   "epsilon from the GE law (at small n the finite-n distance of the spectrum to its limit law "
                   "alone exceeds epsilon)", file=out)
-        print("fits: " + json.dumps(res["fits"]), file=out)
+        from freeprob.experiments.explore_beta import describe_fit
+        for key, fit in res["fits"].items():
+            for line in describe_fit(key, fit):
+                print(line, file=out)
         if not res["fits"]:
             print("note: no fit: a fit needs a finite beta_star at 3 or more values of n", file=out)
     print("files: " + ", ".join(res["files"]), file=out)

@@ -110,7 +110,7 @@ def machine_memory() -> int | None:
         return None
 
 
-def cell_cost(dims, models=2, objects=1):
+def cell_cost(dims, models=2, objects=1, gram_width=None):
     r"""Estimated time (s) and peak memory (bytes) of one sampled cell.
 
     Parameters
@@ -120,6 +120,9 @@ def cell_cost(dims, models=2, objects=1):
         Models sampled on the same draw (softmax + GE = 2; with refinements 4).
     objects : int
         Objects whose Gram spectrum is taken per model.
+    gram_width : int, optional
+        Width of the factor whose ``n × n`` Gram is taken (default ``d_O``, the output;
+        ``h·n`` for ``concat``, whose Gram is ``Σ_h M_h M_hᵀ``).
 
     Returns
     -------
@@ -139,7 +142,8 @@ def cell_cost(dims, models=2, objects=1):
     d = int(dims.d or n)
     proj = 2.0 * n * d * h * (2 * dk + dv)
     heads = 2.0 * n * n * h * (dk + dv)
-    out = 2.0 * n * h * dv * do + objects * (2.0 * n * n * do + 10.0 * n ** 3)
+    width = do if gram_width is None else int(gram_width)
+    out = 2.0 * n * h * dv * do + objects * (2.0 * n * n * width + 10.0 * n ** 3)
     flops = proj + models * (heads + out)
     floats = n * d + d * h * (2 * dk + dv) + h * dv * do + 2 * n * h * (dk + dv) + n * do + 3 * n * n
     return flops / FLOP_RATE, 8.0 * floats

@@ -27,6 +27,7 @@ import numpy as np
 
 from freeprob.errors import FreeprobValueError
 from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
+from freeprob.experiments.stats import paired_comparison
 
 __all__ = ["INPUT_CASES", "inputs_cases", "run_inputs", "input_law_table", "run_sweep", "cell_key", "set_aside"]
 
@@ -156,10 +157,15 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     (the input-Gram law of ``out``: :mod:`freeprob.attention.input_gram_out`, theory.md §10).
     Architecture comparison: GQA (``h/2`` groups) vs tied ``V_i = K_i`` on the ``out``
     Gram, under each input; the preferred scheme is the one with the smaller normalised
-    second moment ``m2/m1²`` (the better-conditioned features, as the paper's C.4).
+    second moment ``m2/m1²`` (the better-conditioned features, as the paper's C.4), when a
+    paired t-test over the seeds (the same input draw for both schemes) finds the
+    difference significant at 95 %, else ``"not significant"``
+    (:func:`freeprob.experiments.stats.paired_comparison`).
 
     Writes ``inputs.csv`` (``inputs,object,n,relW1_orthonormal_law,relW1_input_law,
-    KS_orthonormal_law,KS_input_law``; means over seeds), ``inputs_ge_sample.csv``
+    KS_orthonormal_law,KS_input_law``: means over seeds; ``input_minus_ortho_relW1,ci95_lo,
+    ci95_hi,p,verdict``: the paired test of the two relW1 over the seeds; ``p_KS,verdict_KS`` the same
+    for KS), ``inputs_ge_sample.csv``
     (softmax vs the GE sample with the same inputs), ``inputs_architecture.csv``,
     ``inputs_summary.json`` and ``inputs.png`` (an earlier ``inputs.png`` that a
     ``figures=False`` run does not rewrite is moved aside, not removed: :func:`set_aside`).
@@ -218,7 +224,7 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
     path, stats = run_sweep(cells, out, f"explore-inputs-n{n}-b{beta}", settings, workers=workers,
                             scheduler=scheduler, progress=progress)
     from freeprob.experiments.store import ResultStore
-    rows, ge_rows, arch_rows = [], [], []
+    rows, ge_rows, arch_rows, prefer = [], [], [], {}
     with ResultStore(path, readonly=True) as store:
         if any(law_key["ortho", o] in stats.failed for o in objects):
             cases = ()              # no orthonormal law: no row can be made (the failures are reported)
@@ -248,24 +254,25 @@ def run_inputs(out, *, quick=False, n=None, beta=1.0, seeds=None, cases=None, wo
                 mean = {k: (float(np.mean(v)) if v else float("nan")) for k, v in acc.items()}
                 rows.append(dict(inputs=case[0], object=obj, n=n, relW1_orthonormal_law=mean["rwo"],
                                  relW1_input_law=mean["rwi"], KS_orthonormal_law=mean["kso"],
-                                 KS_input_law=mean["ksi"]))
+                                 KS_input_law=mean["ksi"], **_law_test(acc)))
                 ge_rows.append(dict(inputs=case[0], object=obj, n=n, relW1_softmax_ge=mean["rwg"],
                                     KS_softmax_ge=mean["ksg"]))
+            v2 = {}
             for scheme in ("gqa", "tied"):
-                v2 = []
+                v2[scheme] = []
                 for key in keys:
                     ev = store.array(key, f"{scheme}/softmax/out")
-                    v2.append(float(np.mean(ev**2) / np.mean(ev)**2))
-                arch_rows.append(dict(inputs=case[0], scheme=scheme, n=n, normalised_m2=float(np.mean(v2)),
-                                      sd=float(np.std(v2))))
+                    v2[scheme].append(float(np.mean(ev**2) / np.mean(ev)**2))
+                arch_rows.append(dict(inputs=case[0], scheme=scheme, n=n, normalised_m2=float(np.mean(v2[scheme])),
+                                      sd=float(np.std(v2[scheme]))))
+            # the same input draw per seed for both schemes: a paired comparison
+            cmp_ = paired_comparison(v2["gqa"], v2["tied"], lower="gqa", higher="tied")
+            prefer[case[0]] = dict(preferred=("gqa" if cmp_.mean < 0 else "tied") if cmp_.significant
+                                   else "not significant", gqa_minus_tied=cmp_.mean, ci95_lo=cmp_.lo,
+                                   ci95_hi=cmp_.hi, p=cmp_.p, seeds=cmp_.n)
     out = Path(out)
     files = [_write_csv(out / "inputs.csv", rows), _write_csv(out / "inputs_ge_sample.csv", ge_rows),
              _write_csv(out / "inputs_architecture.csv", arch_rows)]
-    prefer = {}
-    for case in cases:
-        r = {a["scheme"]: a["normalised_m2"] for a in arch_rows if a["inputs"] == case[0]}
-        if r:
-            prefer[case[0]] = min(r, key=r.get)
     summary = dict(settings=settings, rows=rows, ge_sample=ge_rows, architecture=arch_rows, preferred=prefer,
                    computed=stats.computed, resumed=stats.resumed, failed=stats.failed)
     (out / "inputs_summary.json").write_text(json.dumps(summary, indent=1))
@@ -317,6 +324,23 @@ def set_aside(out, names, written):
         notes.append(f"{path} is from an earlier run and this one does not rewrite it: moved to {new} (nothing "
                      "removed)")
     return notes
+
+
+def _law_test(acc):
+    """The paired tests over the seeds of relW1 (and KS) of softmax against the input-Gram
+    law minus against the orthonormal law: ``input_minus_ortho_relW1`` (mean), its 95 %
+    interval ``ci95_lo``/``ci95_hi``, ``p`` and ``verdict`` (``input law closer
+    (significant)``, ``… farther …``, ``not significant``; ``"no input law"`` without one),
+    and ``verdict_KS`` with its ``p_KS``."""
+    nan = float("nan")
+    if not acc["rwi"]:
+        return dict(input_minus_ortho_relW1=nan, ci95_lo=nan, ci95_hi=nan, p=nan, verdict="no input law",
+                    p_KS=nan, verdict_KS="no input law")
+    c = paired_comparison(acc["rwi"], acc["rwo"], lower="input law closer", higher="input law farther")
+    k = paired_comparison(acc["ksi"], acc["kso"], lower="input law closer", higher="input law farther")
+    return dict(input_minus_ortho_relW1=c.mean, ci95_lo=nan if c.lo is None else c.lo,
+                ci95_hi=nan if c.hi is None else c.hi, p=nan if c.p is None else c.p, verdict=c.verdict,
+                p_KS=nan if k.p is None else k.p, verdict_KS=k.verdict)
 
 
 def _write_csv(path, rows, fields=None):

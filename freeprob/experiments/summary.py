@@ -11,8 +11,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from freeprob._text import text_table
+from freeprob.errors import FreeprobValueError
+from freeprob.experiments.stats import paired_comparison, within_band
 
-__all__ = ["format_table", "finite_width_summary", "DEFINITIONS", "PAPER_RANGE", "GE_REGIME_BETA"]
+__all__ = ["format_table", "finite_width_summary", "paired_metrics", "DEFINITIONS", "PAPER_RANGE",
+           "GE_REGIME_BETA"]
 
 #: The paper's reported softmax–GE mean relative distances (Table 2, §5.1), in percent.
 PAPER_RANGE = (0.24, 2.82)
@@ -35,12 +38,14 @@ FW_DEFINITION = (
     "(unconditional); ± s.e. fw = the predicted standard error of the mean over the row's seeds of the "
     "top eigenvalue, from the spike's own scatter (predicted_top_spread/√seeds); top pred fw|draw = the "
     "mean over seeds of the prediction conditional on each draw's realised θ̂² (realised_spike_strength "
-    "of that cell's K, V, W_O).")
+    "of that cell's K, V, W_O). fw − th relW1 = relW1(SM, fw) − relW1(SM, th) paired over the row's seeds "
+    "(mean ± 95% t-interval, in points of %; significant when the interval excludes 0, "
+    "freeprob.experiments.stats.paired_comparison).")
 #: The legend under the moments/top-eigenvalue table when it has the finite-width columns.
 FW_LEGEND = ("top pred fw: unconditional prediction (mean θ²), ± s.e. fw: its predicted standard error "
              "for a mean over the row's seeds; top pred fw|draw: mean over seeds of the prediction "
              "conditional on each draw's realised θ̂² (docs/theory.md §7 F2)")
-#: A row counts as predicted when its mean softmax top eigenvalue is within this of the prediction.
+#: The band of "top eigenvalue within 5 %": per draw, and for the mean of the draws with its interval.
 TOP_BAND = 0.05
 
 
@@ -72,50 +77,162 @@ def _table(header, body):
     return text_table(header, body, align="llr", rule=True, strip=False)
 
 
-def finite_width_summary(rows) -> list:
-    r"""The lines comparing the finite-width law with the GE law, over the rows that have
-    both softmax distances (relW1 means): in how many rows the finite-width law is closer,
-    the median and range of the ratio relW1(SM, fw)/relW1(SM, GE law), and how far the
-    finite-width predicted top eigenvalue is from the softmax one (median and largest
-    relative difference, against the GE law's edge), and in how many rows the mean softmax
-    top eigenvalue is within :data:`TOP_BAND` (5 %) of the conditional prediction
-    (``top_pred_fw_draw``) and of the unconditional one (``top_pred_fw``).  Empty when no
-    row has both.
+def paired_metrics(recs) -> dict:
+    r"""The row metrics that compare two quantities on the same seeds (``recs``: one dict
+    per seed of a row, as :func:`freeprob.experiments.verify.summarize` builds them).
 
-    Source: issue 18; docs/theory.md §7 (the finite-width laws);
-    :mod:`freeprob.attention.finite_width`, :mod:`freeprob.attention.spikes`.
+    * ``fw_minus_th_relW1``: relW1(softmax, finite-width law) − relW1(softmax, GE law),
+      paired over the seeds: ``{mean, lo, hi, n, p, verdict}``
+      (:func:`freeprob.experiments.stats.paired_comparison`; verdict ``"closer
+      (significant)"``, ``"farther (significant)"`` or ``"not significant"``);
+    * ``top_fw_draw_rel`` / ``top_fw_rel``: the softmax top eigenvalue relative to the
+      conditional (``top_pred_fw_draw``) and unconditional (``top_pred_fw``) prediction,
+      ``top/pred − 1`` per draw, mean and t-interval with the verdict of
+      :func:`~freeprob.experiments.stats.within_band` at :data:`TOP_BAND`;
+    * ``top_fw_draw_in_band`` / ``top_fw_in_band``: the share of single draws within
+      :data:`TOP_BAND` with its Wilson interval (``{mean, lo, hi, n, k}``).
+
+    A comparison whose values are missing is left out.  Raises nothing.
+
+    Source: issue 26; :mod:`freeprob.experiments.stats`.
     """
+    out = {}
+    a, b = [r.get("sm_fw_relW1") for r in recs], [r.get("sm_th_relW1") for r in recs]
+    try:
+        out["fw_minus_th_relW1"] = paired_comparison(a, b, lower="closer", higher="farther").as_dict()
+    except FreeprobValueError:                  # no seed with both distances
+        pass
+    for key, name in (("top_pred_fw_draw", "top_fw_draw"), ("top_pred_fw", "top_fw")):
+        try:
+            w = within_band([r.get("top_softmax") for r in recs], [r.get(key) for r in recs], TOP_BAND)
+        except FreeprobValueError:              # no seed with both values
+            continue
+        m = w["mean"]
+        out[f"{name}_rel"] = dict(mean=m.mean, lo=m.lo, hi=m.hi, n=m.n, verdict=w["verdict"])
+        out[f"{name}_in_band"] = w["per_draw"].as_dict()
+    return out
+
+
+def _diff_pct(m):
+    """A paired difference in points of %, to 0.001 point (the tied row's is 0.002)."""
+    if m is None:
+        return "n/a"
+    return f"{100 * m['mean']:.3f}" + ("" if m.get("lo") is None else f"±{100 * (m['hi'] - m['mean']):.3f}")
+
+
+def _signed_pct(m):
+    s = f"{100 * m['mean']:+.2f}%"
+    return s + (f" ± {100 * (m['hi'] - m['mean']):.2f}" if m.get("lo") is not None else "")
+
+
+def _fw_closer_line(rows, names):
+    """The finite-width vs GE law line: significant rows counted, the others named."""
     import statistics
     pairs = [(r["metrics"]["sm_fw_relW1"]["mean"], r["metrics"]["sm_th_relW1"]["mean"]) for r in rows
              if r["metrics"].get("sm_fw_relW1") and r["metrics"].get("sm_th_relW1")]
     pairs = [(a, b) for a, b in pairs if b > 0]
     if not pairs:
-        return []
+        return None
     ratios = [a / b for a, b in pairs]
-    closer = sum(a < b for a, b in pairs)
-    out = [f"finite-width law (at each row's own n and widths) vs the GE law, against softmax: closer in "
-           f"{closer} of {len(pairs)} rows (relW1); median ratio relW1(SM–fw)/relW1(SM–th) "
-           f"{statistics.median(ratios):.2f} (range {min(ratios):.2f}–{max(ratios):.2f})"]
+    tests = [(names[id(r)], r["metrics"]["fw_minus_th_relW1"]) for r in rows
+             if r["metrics"].get("fw_minus_th_relW1")]
+    head = "finite-width law (at each row's own n and widths) vs the GE law, against softmax (relW1"
+    if not tests:          # no per-seed pairs (a summary from before issue 26): the point counts only
+        closer = sum(a < b for a, b in pairs)
+        text = f"{head}, means only, no paired test): closer in {closer} of {len(pairs)} rows"
+    else:
+        by = {v: [(n, t) for n, t in tests if t["verdict"] == v]
+              for v in ("closer (significant)", "farther (significant)", "not significant")}
+        closer = by["closer (significant)"]
+        text = (f"{head}, paired over the seeds, 95% t-interval): closer (significant) in "
+                f"{len(closer)} of {len(tests)} rows")
+        rel = [-t["relative"] for _, t in closer if t.get("relative") is not None]
+        if rel:             # the size of the effect, and the weakest of the significant rows
+            weakest = max(closer, key=lambda x: x[1]["p"])
+            size = (f"{100 * min(rel):.2g}" if f"{100 * min(rel):.2g}" == f"{100 * max(rel):.2g}"
+                    else f"{100 * min(rel):.2g}–{100 * max(rel):.2g}")
+            text += f" (relW1 lower by {size}% of the GE law's; largest p {weakest[1]['p']:.2g}, {weakest[0]})"
+        for verdict in ("farther (significant)", "not significant"):
+            if by[verdict]:
+                text += (f"; {verdict} in {len(by[verdict])} (" + "; ".join(
+                    f"{n}: {100 * t['mean']:+.2f} ± {100 * (t['hi'] - t['mean']):.2f} points, p = {t['p']:.2g}"
+                    if t.get("lo") is not None else f"{n}: {100 * t['mean']:+.2f} points, one seed"
+                    for n, t in by[verdict]) + ")")
+    return (text + f"; median ratio relW1(SM–fw)/relW1(SM–th) {statistics.median(ratios):.2f} "
+            f"(range {min(ratios):.2f}–{max(ratios):.2f})")
+
+
+def _band_line(rows, names, name, label):
+    """``within TOP_BAND`` of one prediction: the means of draws (with their intervals) and
+    the single draws (pooled rate with its Wilson interval; rows that miss named)."""
+    from freeprob.experiments.stats import rate_interval
+    rel = [(names[id(r)], r["metrics"][f"{name}_rel"], r["metrics"].get(f"{name}_in_band")) for r in rows
+           if r["metrics"].get(f"{name}_rel")]
+    if not rel:
+        return None
+    band = f"{100 * TOP_BAND:.0f}%"
+    mean_in = [x for x in rel if abs(x[1]["mean"]) <= TOP_BAND]
+    inside = [x for x in rel if x[1]["verdict"] == "within"]
+    text = f"{label}: mean of the draws within {band} in {len(mean_in)} of {len(rel)} rows"
+    unsure = [x for x in rel if x[1]["verdict"] != "within"]
+    text += f" (its 95% interval inside ±{band} in {len(inside)}"
+    if unsure:
+        text += "; " + "; ".join(f"{n}: {_signed_pct(m)}, {m['verdict']}" for n, m, _ in unsure)
+    text += ")"
+    draws = [x for x in rel if x[2]]
+    if draws:
+        k, n = sum(x[2]["k"] for x in draws), sum(x[2]["n"] for x in draws)
+        text += f"; single draws within {band}: {format(rate_interval(k, n))}"
+        miss = [x for x in draws if x[2]["k"] < x[2]["n"]]
+        if miss:
+            text += " — " + "; ".join(f"{n_} {format(rate_interval(d['k'], d['n']))}" for n_, _, d in miss)
+    return text
+
+
+def finite_width_summary(rows, names=None) -> list:
+    r"""The lines comparing the finite-width law with the GE law, over the rows that have
+    both softmax distances (relW1 means), each claim with its test (issue 26):
+
+    * the rows where the finite-width law is closer to softmax than the GE law with a
+      paired t-test over the seeds at 95 % (``fw_minus_th_relW1`` of
+      :func:`paired_metrics`), the rows where the difference is not significant (or goes
+      the other way) named with their interval and p-value; the median and range of the
+      ratio relW1(SM, fw)/relW1(SM, GE law);
+    * how far the finite-width predicted top eigenvalue is from the softmax one (median and
+      largest relative difference of the means of draws, against the GE law's edge);
+    * "within :data:`TOP_BAND` (5 %)" of the conditional (``top_pred_fw_draw``) and the
+      unconditional (``top_pred_fw``) prediction, both as the mean of the draws (its
+      interval inside ±5 % or not) and per single draw (the pooled share with its Wilson
+      interval, the rows with misses named).
+
+    ``names``: ``id(row) → label`` (default the configuration name).  Rows without the
+    paired metrics (summaries from before issue 26) get the point counts and say so.
+    Empty when no row has both distances.
+
+    Source: issue 18, 26; docs/theory.md §7 (the finite-width laws);
+    :mod:`freeprob.attention.finite_width`, :mod:`freeprob.attention.spikes`,
+    :mod:`freeprob.experiments.stats`.
+    """
+    import statistics
+    names = names or {id(r): r.get("config", "?") for r in rows}
+    first = _fw_closer_line(rows, names)
+    if first is None:
+        return []
+    out = [first]
     tops = [(r["metrics"]["top_pred_fw"]["mean"], r["metrics"]["edge_th"]["mean"], r["metrics"]["top_softmax"]["mean"])
             for r in rows if all(r["metrics"].get(k) for k in ("top_pred_fw", "edge_th", "top_softmax"))]
     if tops:
         fw_err = [abs(p / t - 1) * 100 for p, _, t in tops]
         ge_err = [abs(e / t - 1) * 100 for _, e, t in tops]
-        line = (f"top eigenvalue vs softmax: finite-width prediction (key-norm spike on the finite-width "
-                f"bulk) within {statistics.median(fw_err):.1f}% (median; largest {max(fw_err):.1f}%), "
-                f"GE edge "
-                f"within {statistics.median(ge_err):.1f}% (largest {max(ge_err):.1f}%) over {len(tops)} "
-                f"row{'s' if len(tops) != 1 else ''}")
-        def near(key):
-            return [abs(r["metrics"][key]["mean"] / r["metrics"]["top_softmax"]["mean"] - 1) <= TOP_BAND
-                    for r in rows if (r["metrics"].get(key) or {}).get("mean") is not None
-                    and (r["metrics"].get("top_softmax") or {}).get("mean")]
-        cond, unc = near("top_pred_fw_draw"), near("top_pred_fw")
-        if cond:
-            line += (f"; within {100 * TOP_BAND:.0f}%: of the conditional prediction (top pred fw|draw) "
-                     f"in {sum(cond)} of {len(cond)} rows, of the unconditional one (top pred fw) in "
-                     f"{sum(unc)} of {len(unc)}")
-        out.append(line)
+        out.append(f"top eigenvalue vs softmax (means of the draws): finite-width prediction (key-norm spike on "
+                   f"the finite-width bulk) off by {statistics.median(fw_err):.1f}% (median; largest "
+                   f"{max(fw_err):.1f}%), GE edge by {statistics.median(ge_err):.1f}% (largest {max(ge_err):.1f}%) "
+                   f"over {len(tops)} row{'s' if len(tops) != 1 else ''}")
+        for name, label in (("top_fw_draw", "softmax top eigenvalue vs the conditional prediction (top pred fw|draw)"),
+                            ("top_fw", "softmax top eigenvalue vs the unconditional prediction (top pred fw)")):
+            line = _band_line(rows, names, name, label)
+            if line:
+                out.append(line)
     return out
 
 
@@ -131,7 +248,7 @@ def format_table(result) -> str:
     header = ["config", "dims", "SM–GE relW1", "SM–GE KS", "SM–th relW1", "SM–th KS", "GE–th relW1", "GE–th KS"]
     fw = any("sm_fw_relW1" in r["metrics"] for r in rows)
     if fw:
-        header += ["SM–fw relW1", "SM–fw KS"]
+        header += ["SM–fw relW1", "SM–fw KS", "fw − th relW1"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
         header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
@@ -143,7 +260,7 @@ def format_table(result) -> str:
         line = [name, r["dims"]] + [_pct(m.get(k)) for k in ("sm_ge_relW1", "sm_ge_KS", "sm_th_relW1",
                                                                "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
         if fw:
-            line += [_pct(m.get("sm_fw_relW1")), _pct(m.get("sm_fw_KS"))]
+            line += [_pct(m.get("sm_fw_relW1")), _pct(m.get("sm_fw_KS")), _diff_pct(m.get("fw_minus_th_relW1"))]
         if refine:
             base = (m.get("sm_ge_relW1") or {}).get("mean")
 
@@ -178,7 +295,7 @@ def format_table(result) -> str:
                      f"KS {rng_(ours_ks)} over {k} configuration{'s' if k != 1 else ''}; paper (Table 2, "
                      f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     if fw:
-        lines += finite_width_summary(rows)
+        lines += finite_width_summary(rows, {id(r): _row_name(r, st, several) for r in rows})
     lines.append("definitions: " + result["definitions"] + (FW_DEFINITION if fw else ""))
     notes = []
     big = [b for b in st["beta"].split(",") if Fraction(b) > GE_REGIME_BETA]

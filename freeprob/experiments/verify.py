@@ -46,7 +46,8 @@ from freeprob.experiments.figures import FIGURE_FILES, verify_figures
 from freeprob._files import write_output
 from freeprob.experiments.reports import ReportDir
 from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
-from freeprob.experiments.summary import DEFINITIONS, PAPER_RANGE, format_table  # noqa: F401 (freeprob.experiments.verify names)
+from freeprob.experiments.summary import (DEFINITIONS, PAPER_RANGE, format_table,  # noqa: F401 (verify's names)
+                                          paired_metrics)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
 from freeprob.experiments.verify_top import (THEORY_EXTRAS, ConditionalTop, fw_top_prediction,
                                              realised_strengths, spread_of_mean)
@@ -722,7 +723,7 @@ def summarize(cells, settings, theory, store, sweep):
                                  else None,
                                  metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}
                                  | ({"top_pred_fw_se": spread_of_mean(recs)} if "top_spread_fw" in names
-                                    else {})))
+                                    else {}) | paired_metrics(recs)))
     return rows, per_seed
 
 
@@ -778,7 +779,6 @@ def _write_outputs(reports, result, per_seed):
     (a :class:`freeprob.experiments.reports.ReportDir`)."""
     _atomic_write(reports.target("summary.json"), json.dumps(result, indent=1, default=str))
     names = sorted({k for row in result["rows"] for k in row["metrics"]})
-    lines = []
     import io
     buf = io.StringIO()
     w = csv.writer(buf)
@@ -797,4 +797,3 @@ def _write_outputs(reports, result, per_seed):
     w.writeheader()
     w.writerows(per_seed)
     _atomic_write(reports.target("per_seed.csv"), buf.getvalue())
-    del lines
