@@ -102,7 +102,7 @@ def _verify_run():
     block = text.split("<!-- verify-table -->")[1].split("<!-- /verify-table -->")[0]
     rng = re.search(r"softmax–GE mean relative distance \(out\), ours: relW1 ([\d.]+)%–([\d.]+)%", block)
     ratio = re.search(r"median ratio relW1\(SM–fw\)/relW1\(SM–th\) ([\d.]+) \(range ([\d.]+)–([\d.]+)\)", block)
-    top = re.search(r"within ([\d.]+)% \(median; largest ([\d.]+)%\), GE edge within ([\d.]+)% "
+    top = re.search(r"off by ([\d.]+)% \(median; largest ([\d.]+)%\), GE edge by ([\d.]+)% "
                     r"\(largest ([\d.]+)%\)", block)
     rows = {}
     for line in block.splitlines():                  # the second table: top eig SM, GE, edge
