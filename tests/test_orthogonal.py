@@ -76,6 +76,15 @@ def test_moments_from_the_jacobi_matrix_and_hankel_product_formula():
             assert sp.cancel(hankel[n] - prod) == 0
 
 
+def test_hankel_integer_recurrence_against_flint_determinants():
+    import flint
+    for law in (fp.free_mul(fp.FreePoisson(HALF), fp.FreePoisson(THIRD)), fp.boolean_add(fp.Bernoulli(), fp.Dirac(1)),
+                fp.Semicircle(-1, THIRD)):
+        m = [flint.fmpq(int(v.p), int(v.q)) for v in law.moments(14)]
+        want = [1] + [flint.fmpq_mat(n, n, [m[i + j] for i in range(n) for j in range(n)]).det() for n in range(1, 9)]
+        assert law.hankel_determinants(8) == tuple(sp.Rational(int(v.p), int(v.q)) for v in map(flint.fmpq, want))
+
+
 def test_orthogonality_against_the_moments():
     for law in (fp.pushforward(fp.Semicircle(0, 1), x**2 + x), fp.Semicircle(sp.sqrt(2), 1)):
         polys = law.orthogonal_polynomials(4)

@@ -16,9 +16,10 @@ rational functions of symbolic parameters, algebraic numbers):
 * :func:`jacobi_from_moments`: Chebyshev's algorithm on the mixed moments
   ``σ_{j,l} = ⟨P_j, x^l⟩`` ([GAU04]_ §2.1.7, Algorithm 2.1), ``O(k²)`` field operations for
   ``k`` parameters from ``2k + 1`` moments; no determinant is formed;
-* :func:`hankel_from_moments`: the leading principal minors of the Hankel matrix in one
-  fraction-free (Bareiss) elimination ([BAR68]_): FLINT's ``fmpz_mat.fflu`` after clearing
-  the denominators for rationals, Bareiss' exact-division recursion otherwise;
+* :func:`hankel_from_moments`: the leading principal minors of the Hankel matrix,
+  fraction-free ([BAR68]_): over the rationals an integer recurrence of the bordered Hankel
+  determinants (FLINT ``fmpz``, exact divisions, ``O(k²)``), otherwise one Bareiss
+  elimination (``O(k³)``); no ``det`` is called;
 * :func:`moments_from_jacobi`: the moments back from ``(α, β)``, ``m_n = (J^n)_{00}`` for the
   tridiagonal ``J`` (diagonal ``α``, ones above, ``β`` below): a third route the tests use.
 
@@ -84,37 +85,63 @@ def jacobi_from_moments(ring: CoefficientRing, m: list, k: int):
     return alpha, beta
 
 
+def _hankel_integer(m, k):
+    r"""``[Δ_0, …, Δ_k]`` of rational moments by the fraction-free recurrence of the bordered
+    Hankel determinants ``τ_{j,l} = Δ_j ⟨P_j, x^l⟩`` (the determinant of the Hankel rows
+    ``0..j`` and columns ``0..j−1, l``): for the integer moments ``M_l = D m_l`` (``D`` the
+    common denominator; the functional scaled by ``D``, so ``Δ_n(M) = D^n Δ_n(m)``),
+    ``τ_{0,l} = M_l``, ``Δ_{j+1} = τ_{j,j}`` and
+
+    ``τ_{j+1,l} = (Δ_j (τ_{j,j} τ_{j,l+1} − τ_{j,j+1} τ_{j,l}) + τ_{j,j} (τ_{j−1,j} τ_{j,l} − τ_{j,j} τ_{j−1,l})) / Δ_j²``,
+
+    Chebyshev's recurrence ([GAU04]_ §2.1.7) multiplied through by ``Δ_{j+1}``; the division
+    is exact (Sylvester's identity, [BAR68]_), so every step stays in FLINT integers: ``O(k²)``
+    operations, against ``O(k³)`` for an elimination of the whole matrix."""
+    den = flint.fmpz(1)
+    for v in m[:2 * k - 1]:
+        den = den * v.q // den.gcd(v.q)
+    M = [(v * den).p for v in m[:2 * k - 1]] + [flint.fmpz(0)]
+    dets, prev, cur = [flint.fmpz(1)], None, M
+    for j in range(k):
+        if cur[j] == 0:                       # Δ_{j+1} = 0: so is every larger minor
+            break
+        dets.append(cur[j])
+        if j == k - 1:
+            break
+        dj, tjj, tj1 = dets[j], cur[j], cur[j + 1]
+        new = [flint.fmpz(0)] * (2 * k)
+        for l in range(j + 1, 2 * k - j - 2):
+            if j == 0:
+                new[l] = tjj * cur[l + 1] - tj1 * cur[l]
+            else:
+                new[l] = (dj * (tjj * cur[l + 1] - tj1 * cur[l])
+                          + tjj * (prev[j] * cur[l] - tjj * prev[l])) // (dj * dj)
+        prev, cur = cur, new
+    out, scale = [QQ.one], flint.fmpq(1)
+    for d in dets[1:]:
+        scale = scale / den
+        out.append(flint.fmpq(d) * scale)
+    return out + [QQ.zero] * (k + 1 - len(out))
+
+
 def hankel_from_moments(ring: CoefficientRing, m: list, k: int) -> list:
     r"""``[Δ_0 = 1, Δ_1, …, Δ_k]``, ``Δ_n = det(m_{i+j})_{0≤i,j<n}``, from ``m_0..m_{2k−2}``.
 
-    One fraction-free elimination of the ``k × k`` Hankel matrix ([BAR68]_): its ``n``-th
-    pivot is the leading minor ``Δ_{n+1}``.  Over the rationals the matrix is scaled to
-    integers by the common denominator ``D`` of its entries and eliminated by FLINT
-    (``fmpz_mat.fflu``; ``Δ_n = U_{n−1,n−1}/D^n``); over other fields Bareiss' recursion
-    ``a_{ij} ← (a_{pp} a_{ij} − a_{ip} a_{pj})/a_{p−1,p−1}`` with exact divisions.  A law's
-    Hankel matrix is positive semi-definite, so after the first vanishing minor every larger
-    one vanishes too (its kernel vector extends by zeros): the elimination stops there.
+    Fraction-free routes ([BAR68]_): over the rationals the integer recurrence of the
+    bordered Hankel determinants (:func:`_hankel_integer`, FLINT ``fmpz``, ``O(k²)``); over
+    other fields one Bareiss elimination of the ``k × k`` Hankel matrix, whose ``n``-th pivot
+    is the leading minor ``Δ_{n+1}``: ``a_{ij} ← (a_{pp} a_{ij} − a_{ip} a_{pj})/a_{p−1,p−1}``
+    with exact divisions (``O(k³)``).  A law's Hankel matrix is positive semi-definite, so
+    after the first vanishing minor every larger one vanishes too (its kernel vector extends
+    by zeros): the computation stops there.
     """
     if len(m) < max(2 * k - 1, 1):
         raise ValueError(f"hankel_from_moments: need m_0..m_{2 * k - 2}; got {len(m)} moments")
-    out = [ring.one]
     if k == 0:
-        return out
+        return [ring.one]
     if ring == QQ:
-        den = flint.fmpz(1)
-        for v in m[:2 * k - 1]:
-            q = v.q
-            den = den * q // den.gcd(q)
-        ints = [int(v * den) for v in m[:2 * k - 1]]
-        mat = flint.fmpz_mat(k, k, [ints[i + j] for i in range(k) for j in range(k)])
-        P, _, _, U = mat.fflu()
-        scale = flint.fmpq(1)
-        for n in range(k):
-            scale = scale / den
-            if P[n, n] != 1 or U[n, n] == 0:       # a zero pivot: this and every larger minor vanish
-                return out + [ring.zero] * (k - n)
-            out.append(flint.fmpq(U[n, n]) * scale)
-        return out
+        return _hankel_integer(m, k)
+    out = [ring.one]
     a = [[m[i + j] for j in range(k)] for i in range(k)]
     last = ring.one
     for p in range(k):

@@ -9,8 +9,8 @@ rational functions of the symbolic parameters, algebraic numbers) and runs an ex
   (:func:`freeprob.core.cumulants.monotone_cumulants_from_moments`, [HS11]_);
 * :meth:`Law.jacobi_parameters`, :meth:`Law.orthogonal_polynomials`: Chebyshev's algorithm
   (:func:`freeprob.core.orthogonal.jacobi_from_moments`, [GAU04]_ §2.1.7);
-* :meth:`Law.hankel_determinants`: one fraction-free elimination of the Hankel matrix
-  (:func:`freeprob.core.orthogonal.hankel_from_moments`, [BAR68]_).
+* :meth:`Law.hankel_determinants`: a fraction-free recurrence or elimination of the Hankel
+  matrix (:func:`freeprob.core.orthogonal.hankel_from_moments`, [BAR68]_).
 
 With ``dps=N`` the exact values are rounded once to ``N`` significant digits (mpmath).
 """
@@ -177,9 +177,11 @@ def orthogonal_polynomials(self, k):
 def hankel_determinants(self, k, *, dps=None):
     r"""Hankel determinants ``(Δ_0 = 1, Δ_1, …, Δ_k)``, ``Δ_n = det(m_{i+j})_{0≤i,j<n}``.
 
-    Exact, by one fraction-free elimination of the ``k × k`` Hankel matrix of the moments
-    ``m_0..m_{2k−2}`` ([BAR68]_; FLINT ``fmpz_mat.fflu`` for rational laws), never by a
-    symbolic ``det``; ``Δ_n = Π_{i=1}^{n−1} β_i^{n−i}`` with the :meth:`jacobi_parameters`.
+    Exact and fraction-free from the moments ``m_0..m_{2k−2}``
+    (:func:`freeprob.core.orthogonal.hankel_from_moments`, [BAR68]_): for rational laws an
+    integer recurrence of the bordered Hankel determinants in FLINT (``O(k²)``), otherwise one
+    Bareiss elimination; never a symbolic ``det``.  ``Δ_n = Π_{i=1}^{n−1} β_i^{n−i}`` with the
+    :meth:`jacobi_parameters`.
     ``Δ_n > 0`` exactly while ``n`` is at most the number of support points, and ``0`` after.
     ``dps=N`` rounds them once to ``N`` significant digits.
 
