@@ -88,10 +88,15 @@ def test_monotone_semigroup_and_dirac_identities():
 
 
 def test_monotone_symbolic_and_its_equation():
-    t = sp.Symbol("t")
+    t, s = sp.symbols("t s")
     law = fp.monotone_add(fp.Semicircle(0, t), fp.FreePoisson(HALF))
     at = law.subs({t: 2})
     assert all(sp.expand(a.subs(t, 2) - b) == 0 for a, b in zip(law.moments(6), at.moments(6)))
+    # the packed composition of MpolyRing (rational-function coefficients) against FLINT's
+    # fmpq_series composition at a rational point
+    other = fp.monotone_add(fp.FreePoisson(1 / (1 + t)), fp.dilate(fp.Semicircle(1, s), 1 / (s + 2)))
+    point = {t: sp.Rational(2, 3), s: sp.Rational(5, 7)}
+    assert [sp.cancel(v.subs(point)) for v in other.moments(7)] == list(other.subs(point).moments(7))
     P, Q = law.cauchy_equation(), at.cauchy_equation()
     ratio = sp.cancel(P.as_expr().subs(t, 2) / Q.as_expr())
     assert ratio.is_number and ratio != 0
