@@ -17,7 +17,8 @@ from freeprob.core.partitions import (
     boolean_cumulants_to_moments_interval,
     moments_to_boolean_cumulants_interval,
 )
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.laws.independences import BooleanAdd
 
 HALF, THIRD = sp.Rational(1, 2), sp.Rational(1, 3)
 
@@ -121,6 +122,30 @@ def test_boolean_add_against_interval_partitions():
         2 * x + y for x, y in zip(a.boolean_cumulants(6), b.boolean_cumulants(6)))
 
 
+def test_boolean_square_of_the_semicircle_is_the_arcsine_law():
+    # F = 2 F_s − z = √(z² − 4): the arcsine law on [−2, 2], moments C(2n, n), G² (z² − 4) = 1
+    law = fp.boolean_add(fp.Semicircle(0, 1), fp.Semicircle(0, 1))
+    assert law.moments(12) == tuple(comb(n, n // 2) if n % 2 == 0 else 0 for n in range(13))
+    G, z = sp.symbols("G z")
+    assert law.cauchy_equation().as_expr() == G**2 * z**2 - 4 * G**2 - 1
+    assert law.support() == ((-2, 2),) and law.atoms() == ()
+
+
+def test_monotone_atoms_of_two_bernoulli_laws_from_the_definition():
+    # F = F_b ∘ F_b with F_b(z) = z − 1/z: atoms at the real zeros of F, masses 1/F′ there
+    # (solved here by sympy on the composed rational function, not by the elimination)
+    w = sp.Symbol("w")
+    Fb = lambda v: v - 1 / v                                           # noqa: E731
+    F = sp.together(Fb(Fb(w)))
+    roots = sp.solve(sp.numer(F), w)
+    want = sorted(((r, sp.nsimplify(sp.simplify(1 / sp.diff(Fb(Fb(w)), w).subs(w, r)))) for r in roots),
+                  key=lambda a: float(a[0]))
+    got = fp.monotone_add(fp.Bernoulli(), fp.Bernoulli()).atoms()
+    assert len(got) == 4 == len(want)
+    assert all(sp.simplify(a - c) == 0 and sp.simplify(b - d) == 0 for (a, b), (c, d) in zip(got, want))
+    assert sp.simplify(sum(b for _, b in got) - 1) == 0
+
+
 def test_boolean_atoms_exact():
     # F = (z − 1/z) + (z − 1/z) − z = z − 2/z: the symmetric law on ±√2
     assert fp.boolean_add(fp.Bernoulli(), fp.Bernoulli()).atoms() == ((-sp.sqrt(2), HALF), (sp.sqrt(2), HALF))
@@ -162,6 +187,19 @@ def test_bad_arguments_and_the_expression_language():
         fp.boolean_add(fp.Semicircle(0, 1))
     with pytest.raises(FreeprobValueError, match="must be a Law"):
         fp.monotone_add(fp.Semicircle(0, 1), 2)
+    with pytest.raises(FreeprobValueError, match="separate arguments"):
+        fp.monotone_add([fp.Semicircle(0, 1), fp.Bernoulli()])
+    with pytest.raises(FreeprobValueError, match="must be a Law"):               # the class checks too
+        BooleanAdd((fp.Semicircle(0, 1), 3))
+    with pytest.raises(FreeprobValueError, match="at least two laws"):
+        BooleanAdd((fp.Semicircle(0, 1),))
+
+    class NoMoments(fp.Law):                      # a law that defines no moments
+        pass
+
+    for op in (fp.boolean_add, fp.monotone_add):
+        with pytest.raises(NotAvailable, match="defines neither moments nor cumulants"):
+            op(fp.Semicircle(0, 1), NoMoments()).moments(3)
     law = parse_law("monotone_add(Semicircle(0, 1), boolean_add(Bernoulli(), Dirac(1)))")
     assert law == fp.monotone_add(fp.Semicircle(0, 1), fp.boolean_add(fp.Bernoulli(), fp.Dirac(1)))
     with pytest.raises(FreeprobValueError, match="must be a law"):

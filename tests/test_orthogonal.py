@@ -11,7 +11,7 @@ from freeprob.cli import main
 from freeprob.core.coefficients import exact_ring_for
 from freeprob.core.orthogonal import moments_from_jacobi
 from freeprob.core.symbols import x
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable
 
 HALF, THIRD = sp.Rational(1, 2), sp.Rational(1, 3)
 
@@ -24,6 +24,28 @@ def test_closed_forms_symbolic():
     # Chebyshev polynomials of the second kind, U_n(x/2), for the standard semicircle
     polys = fp.Semicircle(0, 1).orthogonal_polynomials(6)
     assert [p.as_expr() for p in polys] == [sp.expand(sp.chebyshevu(n, x / 2)) for n in range(7)]
+
+
+def test_closed_forms_marchenko_pastur_and_arcsine():
+    c = sp.Symbol("c", positive=True)
+    # MP(c) = FreePoisson(1/c, jump c): α_0 = 1, α_n = 1 + c, β_n = c
+    assert fp.MarchenkoPastur(c).jacobi_parameters(5) == ((1,) + (1 + c,) * 4, (c,) * 5)
+    # the arcsine law on [−2, 2] (variance 2), built two ways: α_n = 0, β = (2, 1, 1, …), and the
+    # monic orthogonal polynomials 2 T_n(x/2) (Chebyshev polynomials of the first kind)
+    for law in (fp.free_add(fp.Bernoulli(), fp.Bernoulli()), fp.boolean_add(fp.Semicircle(0, 1), fp.Semicircle(0, 1))):
+        assert law.jacobi_parameters(8) == ((0,) * 8, (2,) + (1,) * 7)
+        polys = law.orthogonal_polynomials(6)
+        assert [p.as_expr() for p in polys[1:]] == [sp.expand(2 * sp.chebyshevt(n, x / 2)) for n in range(1, 7)]
+
+
+def test_boolean_and_monotone_operations_on_jacobi_parameters():
+    # μ ⊎ μ = μ^{⊎2}: F_{μ⊎μ} = 2 F_μ − z doubles α_0 and β_1 and keeps the rest of the continued
+    # fraction; μ ▷ δ_a = μ shifted: every α_n + a
+    law = fp.free_mul(fp.FreePoisson(HALF), fp.FreePoisson(THIRD))
+    alpha, beta = law.jacobi_parameters(6)
+    assert fp.boolean_add(law, law).jacobi_parameters(6) == ((2 * alpha[0],) + alpha[1:], (2 * beta[0],) + beta[1:])
+    shifted = fp.monotone_add(law, fp.Dirac(THIRD)).jacobi_parameters(6)
+    assert shifted == (tuple(a + THIRD for a in alpha), beta)
 
 
 def _stieltjes(moments, k):
@@ -76,6 +98,18 @@ def test_moments_from_the_jacobi_matrix_and_hankel_product_formula():
             assert sp.cancel(hankel[n] - prod) == 0
 
 
+def test_hankel_fraction_free_elimination_against_direct_determinants():
+    # the Bareiss route (symbolic and algebraic parameters) against sympy's determinant of the
+    # Hankel matrix, formed here only as the independent check
+    t = sp.Symbol("t")
+    for law in (fp.free_add(fp.Semicircle(0, 1), fp.FreePoisson(t)), fp.Semicircle(sp.sqrt(2), THIRD),
+                fp.Atomic([0, 1, t], [HALF, sp.Rational(1, 4), sp.Rational(1, 4)])):
+        m = law.moments(8)
+        want = [sp.Integer(1)] + [sp.Matrix(n, n, lambda i, j: m[i + j]).det() for n in range(1, 5)]
+        assert all(sp.simplify(a - b) == 0 for a, b in zip(law.hankel_determinants(4), want))
+    assert fp.Atomic([0, 1, t], [HALF, sp.Rational(1, 4), sp.Rational(1, 4)]).hankel_determinants(5)[4:] == (0, 0)
+
+
 def test_hankel_integer_recurrence_against_flint_determinants():
     import flint
     for law in (fp.free_mul(fp.FreePoisson(HALF), fp.FreePoisson(THIRD)), fp.boolean_add(fp.Bernoulli(), fp.Dirac(1)),
@@ -120,8 +154,23 @@ def test_digits_and_bad_input():
         assert all(abs(v - mpmath.sqrt(2)) < mpmath.mpf(10) ** -29 for v in b) and all(v == 1 for v in a)
     with pytest.raises(FreeprobValueError, match="free symbols"):
         fp.FreePoisson(sp.Symbol("t")).jacobi_parameters(3, dps=10)
-    with pytest.raises(FreeprobValueError, match="order"):
-        fp.Semicircle(0, 1).hankel_determinants(-1)
+    for bad in (-1, 2.5, True, "3"):
+        with pytest.raises(FreeprobValueError, match="order must be an integer"):
+            fp.Semicircle(0, 1).hankel_determinants(bad)
+        with pytest.raises(FreeprobValueError, match="order must be an integer"):
+            fp.Semicircle(0, 1).jacobi_parameters(bad)
+    with pytest.raises(FreeprobValueError, match="dps"):
+        fp.Semicircle(0, 1).jacobi_parameters(3, dps=0)
+    # k = 0 is the empty request, as for moments(0): no parameters, Δ_0 and P_0 only
+    assert fp.Semicircle(0, 1).jacobi_parameters(0) == ((), ())
+    assert fp.Semicircle(0, 1).hankel_determinants(0) == (1,)
+
+    class NoMoments(fp.Law):                      # a law that defines no moments
+        pass
+
+    for method in ("jacobi_parameters", "hankel_determinants", "orthogonal_polynomials", "monotone_cumulants"):
+        with pytest.raises(NotAvailable, match="defines neither moments nor cumulants"):
+            getattr(NoMoments(), method)(3)
 
 
 def test_cli_jacobi(capsys):
@@ -135,4 +184,7 @@ def test_cli_jacobi(capsys):
     assert capsys.readouterr().out.splitlines()[1:] == ["0,0.0,", "1,0.0,2.0", "2,,2.0"]
     assert main(["jacobi", "Semicircle(0, t)", "--dps", "5"]) == 2
     assert "write a number in place of t" in capsys.readouterr().err
+    with pytest.raises(SystemExit):                       # --order counts parameters: at least 1
+        main(["jacobi", "Semicircle(0, 1)", "--order", "0"])
+    assert "expected an integer from 1" in capsys.readouterr().err
     assert main(["jacobi", "Semicircle(0, 1)", "--polynomials", "--dps", "5"]) == 2

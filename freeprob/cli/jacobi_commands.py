@@ -31,7 +31,7 @@ from freeprob.cli.law_commands import (
     _parser,
     max_order,
 )
-from freeprob.cli.files import DPS_ARG, ORDER_ARG, bounded_int
+from freeprob.cli.files import DPS_ARG, POSITIVE_ORDER_ARG, bounded_int
 from freeprob.cli.law_commands import DEFAULT_MAX_ORDER, SEQUENCE_FORMATS
 from freeprob.cli.work import compute
 from freeprob.errors import FreeprobValueError, NotAvailable
@@ -66,7 +66,8 @@ def add_jacobi_command(sub) -> None:
                 ["freeprob jacobi 'FreePoisson(t)' --order 4 --hankel",
                  "freeprob jacobi 'boolean_add(Semicircle(0, 1), Bernoulli())' --order 6 --dps 20 --format csv"])
     p.add_argument("law", metavar="LAW", help=_LAW_HELP)
-    p.add_argument("--order", type=ORDER_ARG, default=6, help="number K of alpha and of beta (default 6)")
+    p.add_argument("--order", type=POSITIVE_ORDER_ARG, default=6,
+                   help="number K >= 1 of alpha and of beta (default 6)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--exact", action="store_true", help="exact values (the default)")
     g.add_argument("--dps", type=DPS_ARG, default=None, help="N significant digits instead of exact values")

@@ -1,4 +1,4 @@
-r"""Moments ↔ free, boolean and classical cumulants by the generating-function route.
+r"""Moments ↔ free, boolean, classical and monotone cumulants by the generating-function route.
 
 Conventions (see :mod:`freeprob.core.conventions`): sequences are indexed by order,
 ``m = (m_0 = 1, m_1, …, m_k)`` and ``κ = (κ_0 = 0, κ_1, …, κ_k)``, with

@@ -35,11 +35,24 @@ def _law(obj, who, name):
     return obj
 
 
+def _laws(laws, who):
+    """The arguments of ``who`` checked: two or more :class:`Law` objects, as a tuple."""
+    if len(laws) == 1 and isinstance(laws[0], list | tuple):
+        raise FreeprobValueError(f"{who} takes the laws as separate arguments, {who}(a, b, ...); got one "
+                                 f"{type(laws[0]).__name__} (write {who}(*laws))")
+    if len(laws) < 2:
+        raise FreeprobValueError(f"{who} needs at least two laws; got {len(laws)}")
+    return tuple(_law(law, who, f"laws[{i}]") for i, law in enumerate(laws))
+
+
 @dataclass(frozen=True)
 class BooleanAdd(Law):
     r"""``μ_1 ⊎ μ_2 ⊎ …``: boolean cumulants add ([SW97]_)."""
 
     laws: tuple
+
+    def __post_init__(self):
+        _laws(tuple(self.laws) if isinstance(self.laws, list | tuple) else (self.laws,), "boolean_add")
 
     def _parameters(self):
         return tuple(p for law in self.laws for p in law.parameters())
@@ -62,7 +75,11 @@ def boolean_add(*laws) -> Law:
     Raises
     ------
     FreeprobValueError
-        Fewer than two arguments, or an argument that is not a :class:`Law`.
+        Fewer than two arguments, an argument that is not a :class:`Law`, or one list of laws
+        (pass them as separate arguments).
+    NotAvailable
+        When moments are asked of an argument that has none (a :class:`Law` subclass that
+        defines neither moments nor cumulants).
 
     Examples
     --------
@@ -73,9 +90,7 @@ def boolean_add(*laws) -> Law:
     >>> law.atoms()
     ((-sqrt(2), 1/2), (sqrt(2), 1/2))
     """
-    if len(laws) < 2:
-        raise FreeprobValueError(f"boolean_add needs at least two laws; got {len(laws)}")
-    return BooleanAdd(tuple(_law(law, "boolean_add", f"laws[{i}]") for i, law in enumerate(laws)))
+    return BooleanAdd(_laws(laws, "boolean_add"))
 
 
 @dataclass(frozen=True)
@@ -120,7 +135,11 @@ def monotone_add(*laws) -> Law:
     Raises
     ------
     FreeprobValueError
-        Fewer than two arguments, or an argument that is not a :class:`Law`.
+        Fewer than two arguments, an argument that is not a :class:`Law`, or one list of laws
+        (pass them as separate arguments).
+    NotAvailable
+        When moments are asked of an argument that has none (a :class:`Law` subclass that
+        defines neither moments nor cumulants).
 
     Examples
     --------
@@ -131,9 +150,7 @@ def monotone_add(*laws) -> Law:
     >>> fp.monotone_add(arcsine, arcsine).monotone_cumulants(4)          # the semigroup: 2 + 2
     (0, 0, 4, 0, 0)
     """
-    if len(laws) < 2:
-        raise FreeprobValueError(f"monotone_add needs at least two laws; got {len(laws)}")
-    laws = [_law(law, "monotone_add", f"laws[{i}]") for i, law in enumerate(laws)]
+    laws = _laws(laws, "monotone_add")
     out = laws[0]
     for law in laws[1:]:
         out = MonotoneAdd(out, law)
