@@ -6,7 +6,7 @@ FriCAS (Franz Lehner's ``distro.spad``: ``booleanConvolution``, ``monotoneConvol
 ``hankelDeterminants``) is the anchor; it is not a dependency of freeprob.  Install it in a
 scratch environment (Debian: ``apt-get install -y fricas``) and run by hand::
 
-    python benchmarks/bench_fricas.py            # the sizes of docs/benchmarks.md (about 10 min)
+    python benchmarks/bench_fricas.py            # the sizes of docs/benchmarks.md (about 15 min)
     python benchmarks/bench_fricas.py --quick    # small sizes (about 1 min)
     python benchmarks/bench_fricas.py --fricas /path/to/fricas --timeout 600
 
