@@ -92,6 +92,8 @@ def test_moments_from_the_jacobi_matrix_and_hankel_product_formula():
         ring = exact_ring_for(alpha + beta)
         m = moments_from_jacobi(ring, [ring.convert(a) for a in alpha], [ring.convert(b) for b in beta], 2 * k)
         assert all(sp.cancel(ring.to_sympy(a) - b) == 0 for a, b in zip(m, law.moments(2 * k)))
+        with pytest.raises(FreeprobValueError, match="need"):          # too few parameters for m_{2k+2}
+            moments_from_jacobi(ring, [ring.convert(a) for a in alpha], [ring.convert(b) for b in beta], 2 * k + 2)
         hankel = law.hankel_determinants(k + 1)
         for n in range(k + 2):
             prod = sp.Mul(*[beta[i - 1] ** (n - i) for i in range(1, n)])

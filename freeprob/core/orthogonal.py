@@ -35,6 +35,7 @@ from __future__ import annotations
 import flint
 
 from freeprob.core.coefficients import QQ, CoefficientRing
+from freeprob.errors import FreeprobValueError
 
 __all__ = ["jacobi_from_moments", "hankel_from_moments", "moments_from_jacobi", "polynomials_from_jacobi"]
 
@@ -53,10 +54,11 @@ def jacobi_from_moments(ring: CoefficientRing, m: list, k: int):
         ``n ≤ k`` (the law has exactly ``n`` support points) both lists stop at length
         ``n``, ``beta[-1]`` being that zero ``β_n``.
 
-    Raises ``ValueError`` if fewer than ``2k + 1`` moments are given.  ``O(k²)`` operations.
+    Raises :class:`~freeprob.errors.FreeprobValueError` (a ``ValueError``) if fewer than
+    ``2k + 1`` moments are given.  ``O(k²)`` operations.
     """
     if len(m) < 2 * k + 1:
-        raise ValueError(f"jacobi_from_moments: need m_0..m_{2 * k}; got {len(m)} moments")
+        raise FreeprobValueError(f"jacobi_from_moments: need m_0..m_{2 * k}; got {len(m)} moments")
     alpha, beta = [], []
     if k == 0:
         return alpha, beta
@@ -134,9 +136,12 @@ def hankel_from_moments(ring: CoefficientRing, m: list, k: int) -> list:
     with exact divisions (``O(k³)``).  A law's Hankel matrix is positive semi-definite, so
     after the first vanishing minor every larger one vanishes too (its kernel vector extends
     by zeros): the computation stops there.
+
+    Raises :class:`~freeprob.errors.FreeprobValueError` if fewer than ``2k − 1`` moments are
+    given.
     """
     if len(m) < max(2 * k - 1, 1):
-        raise ValueError(f"hankel_from_moments: need m_0..m_{2 * k - 2}; got {len(m)} moments")
+        raise FreeprobValueError(f"hankel_from_moments: need m_0..m_{2 * k - 2}; got {len(m)} moments")
     if k == 0:
         return [ring.one]
     if ring == QQ:
@@ -160,7 +165,12 @@ def moments_from_jacobi(ring: CoefficientRing, alpha: list, beta: list, k: int) 
     r"""``[m_0, …, m_k]`` of the Jacobi parameters: ``m_n = (J^n)_{00}`` for the tridiagonal
     ``J`` with diagonal ``α_i``, ones above and ``β_{i+1}`` below (Motzkin paths weighted by
     ``α`` for flat steps and ``β`` for down steps, [GAU04]_ §1.3).  Needs ``α_0..α_{⌈k/2⌉−1}``
-    and ``β_1..β_{⌊k/2⌋}``, or fewer with a final ``β_n = 0`` (a finite Jacobi matrix)."""
+    and ``β_1..β_{⌊k/2⌋}``, or fewer with a final ``β_n = 0`` (a finite Jacobi matrix).
+
+    Raises :class:`~freeprob.errors.FreeprobValueError` if fewer parameters are given."""
+    if not (beta and ring.is_zero(beta[-1])) and (len(alpha) < (k + 1) // 2 or len(beta) < k // 2):
+        raise FreeprobValueError(f"moments_from_jacobi: m_0..m_{k} need α_0..α_{(k + 1) // 2 - 1} and "
+                                 f"β_1..β_{k // 2}; got {len(alpha)} α and {len(beta)} β")
     top = len(beta)                              # the highest level a path can climb to
     v = [ring.one] + [ring.zero] * top           # J^n e_0
     out = [ring.one]
@@ -183,7 +193,12 @@ def moments_from_jacobi(ring: CoefficientRing, alpha: list, beta: list, k: int) 
 def polynomials_from_jacobi(ring: CoefficientRing, alpha: list, beta: list, k: int) -> list:
     r"""Coefficient lists (ascending, ring elements) of the monic ``P_0, …, P_k``:
     ``P_{n+1} = (x − α_n) P_n − β_n P_{n−1}`` ([GAU04]_ Thm. 1.27); needs ``α_0..α_{k−1}``,
-    ``β_1..β_{k−1}``."""
+    ``β_1..β_{k−1}``.
+
+    Raises :class:`~freeprob.errors.FreeprobValueError` if fewer parameters are given."""
+    if len(alpha) < k or len(beta) < k - 1:
+        raise FreeprobValueError(f"polynomials_from_jacobi: P_0..P_{k} need α_0..α_{k - 1} and "
+                                 f"β_1..β_{k - 1}; got {len(alpha)} α and {len(beta)} β")
     polys = [[ring.one]]
     if k >= 1:
         polys.append([-alpha[0], ring.one])
