@@ -27,15 +27,18 @@ _FAMILIES = ("Atomic", "Dirac", "Bernoulli", "Semicircle", "FreePoisson", "March
              "CompoundFreePoisson")
 _OPERATIONS = ("free_add", "free_mul", "free_power", "pushforward", "shift", "dilate", "mixture",
                "rectangular_companion")
+_INDEPENDENCES = ("boolean_add", "monotone_add")
 _CUMULANTS = ("moments_to_free_cumulants", "free_cumulants_to_moments",
               "moments_to_boolean_cumulants", "boolean_cumulants_to_moments",
-              "moments_to_classical_cumulants", "classical_cumulants_to_moments")
+              "moments_to_classical_cumulants", "classical_cumulants_to_moments",
+              "moments_to_monotone_cumulants", "monotone_cumulants_to_moments")
 
 #: public name -> module that defines it (imported on first access)
 _EXPORTS = {
     "Law": "freeprob.laws.law",
     **dict.fromkeys(_FAMILIES, "freeprob.laws.families"),
     **dict.fromkeys(_OPERATIONS, "freeprob.laws.operations"),
+    **dict.fromkeys(_INDEPENDENCES, "freeprob.laws.independences"),
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
     "polynomial_law": "freeprob.laws.polynomial",
     "TruncatedSeries": "freeprob.core.series",
@@ -45,7 +48,7 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", *_CUMULANTS, "TruncatedSeries", "interruptible",
+    "Law", *_FAMILIES, *_OPERATIONS, *_INDEPENDENCES, "polynomial_law", *_CUMULANTS, "TruncatedSeries", "interruptible",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

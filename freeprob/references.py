@@ -62,6 +62,16 @@ references page (docs/references.md) lists the same entries (a test checks both)
    (2017), 1080–1107.
 .. [CS16] I. Charlesworth, D. Shlyakhtenko, Free entropy dimension and regularity of
    non-commutative polynomials, J. Funct. Anal. 271 (2016), 2274–2292.
+.. [HS11] T. Hasebe, H. Saigo, The monotone cumulants, Ann. Inst. Henri Poincaré Probab. Stat.
+   47 (2011), 1160–1170.
+.. [AHLV15] O. Arizmendi, T. Hasebe, F. Lehner, C. Vargas, Relations between cumulants in
+   noncommutative probability, Adv. Math. 282 (2015), 56–92.
+.. [MUR01] N. Muraki, Monotonic independence, monotonic central limit theorem and monotonic law
+   of small numbers, Infin. Dimens. Anal. Quantum Probab. Relat. Top. 4 (2001), 39–58.
+.. [GAU04] W. Gautschi, *Orthogonal Polynomials: Computation and Approximation*, Oxford
+   University Press (2004).
+.. [BAR68] E. H. Bareiss, Sylvester's identity and multistep integer-preserving Gaussian
+   elimination, Math. Comp. 22 (1968), 565–578.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every ``--help`` example runs as written, in a fresh directory, through the console script:
 those of ``verify``, ``readout``, ``table`` and ``sweep`` (``show``, ``export``) here, those of
-the law commands in tests/test_cli_laws.py; ``explore``'s (minutes of computing) is parsed
+the law commands and ``jacobi`` in tests/test_cli_laws.py; ``explore``'s (minutes of computing) is parsed
 and validated by the real command up to the computation.  And ``freeprob`` alone prints the help.
 
 The sweep examples start with the verify example (``VERIFY_EXAMPLE && freeprob sweep …``),
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from freeprob.cli import build_parser
+from freeprob.cli.jacobi_commands import JACOBI_COMMANDS
 from freeprob.cli.law_commands import LAW_COMMANDS
 from freeprob.cli.sweep_commands import VERIFY_EXAMPLE
 
@@ -54,7 +55,8 @@ def _run_line(line, cwd):
 def test_every_command_has_an_example_and_a_test_that_runs_it():
     runs_here = {("table",), ("readout",), ("verify",), ("sweep",), ("sweep", "show"), ("sweep", "export"),
                  ("explore",)}
-    assert set(COMMANDS) == runs_here | {(c,) for c in LAW_COMMANDS}      # a new command needs its test
+    law_like = {(c,) for c in LAW_COMMANDS + JACOBI_COMMANDS}           # their examples: test_cli_laws.py
+    assert set(COMMANDS) == runs_here | law_like                         # a new command needs its test
     for cmd in COMMANDS:
         assert _examples(cmd), f"freeprob {' '.join(cmd)} --help has no example"
         for line in _examples(cmd):

@@ -22,6 +22,7 @@ import sympy as sp
 import freeprob as fp
 from freeprob.attention import Architecture, output_law
 from freeprob.cli import build_parser, main, table
+from freeprob.cli.jacobi_commands import JACOBI_COMMANDS
 from freeprob.cli.law_commands import DEFAULT_MAX_ORDER, LAW_COMMANDS, _confirm_order, parse_grid
 from freeprob.errors import FreeprobValueError
 from freeprob.cli.expr import parse_law
@@ -173,10 +174,10 @@ def test_latex_round_trip(capsys):
     _, out, _ = run(capsys, "cumulants", MP_PRODUCT, "--order", "5", "--kind", "all", "--format", "latex")
     rows = _latex_rows(out)
     expected = list(MP_LAW.free_cumulants(5)) + list(MP_LAW.boolean_cumulants(5)) \
-        + list(MP_LAW.classical_cumulants(5))
+        + list(MP_LAW.classical_cumulants(5)) + list(MP_LAW.monotone_cumulants(5))
     assert len(rows) == len(expected)
     assert all(sp.simplify(latex_to_sympy(rhs) - v) == 0 for (_, rhs), v in zip(rows, expected))
-    assert rows[0][0] == r"\kappa_{0}" and rows[6][0] == "b_{0}" and rows[12][0] == "c_{0}"
+    assert rows[0][0] == r"\kappa_{0}" and rows[6][0] == "b_{0}" and rows[12][0] == "c_{0}" and rows[18][0] == "h_{0}"
     # a constant: e and fractions of it
     _, out, _ = run(capsys, "moments", "output_law(heads=12, gamma_k=1, gamma_v=1, gamma_o=1, beta=1)",
                          "--order", "2", "--format", "latex")
@@ -324,7 +325,8 @@ def script_runs(tmp_path_factory):
     """Start every console-script run of this module at once (they are independent)."""
     if not SCRIPT.exists():
         pytest.skip("the freeprob console script is not installed")
-    examples = {cmd: re.findall(r"^example: (.+)$", _help_text(cmd), re.MULTILINE) for cmd in LAW_COMMANDS}
+    examples = {cmd: re.findall(r"^example: (.+)$", _help_text(cmd), re.MULTILINE)
+                for cmd in LAW_COMMANDS + JACOBI_COMMANDS}
     work = tmp_path_factory.mktemp("cli")
     marker = work / "pwned"
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
@@ -350,7 +352,7 @@ def script_runs(tmp_path_factory):
 
 
 def test_every_help_has_a_running_example(script_runs):
-    assert all(script_runs["examples"][cmd] for cmd in LAW_COMMANDS)
+    assert all(script_runs["examples"][cmd] for cmd in LAW_COMMANDS + JACOBI_COMMANDS)
     for key, (status, out, err) in script_runs["results"].items():
         if key.startswith("example:"):
             assert status == 0, (key, err)

@@ -88,14 +88,15 @@ def test_table_is_moments_and_cumulants(capsys, fmt):
     for t, m, c in zip(table[skip:], moments[skip:], cumulants[skip:]):
         assert split(t) == split(m) + split(c)[1:]
     if fmt == "table":                                      # one printer: aligned the same way
-        assert table[1].split() == ["n", "m_n", "free", "κ_n", "boolean", "b_n", "classical", "c_n"]
+        assert table[1].split() == ["n", "m_n", "free", "κ_n", "boolean", "b_n", "classical", "c_n", "monotone",
+                                    "h_n"]
 
 
 def test_table_json_digits(capsys):
     rec = json.loads(_run(capsys, "table", "--law", "semicircle", "--order", "4", "--dps", "5",
                           "--format", "json"))
     assert rec["law"] == PRESET_LAWS["semicircle"][0] and rec["dps"] == 5
-    assert list(rec["values"]) == ["moments", "free", "boolean", "classical"]
+    assert list(rec["values"]) == ["moments", "free", "boolean", "classical", "monotone"]
     assert rec["values"]["moments"] == ["1.0", "0.0", "1.0", "0.0", "2.0"]
 
 

@@ -16,6 +16,7 @@ Grammar
       CompoundFreePoisson(2, Bernoulli())   compound_free_poisson(2, Dirac(1))
       free_mul(FreePoisson(1/2), FreePoisson(1/3))
       free_add(Semicircle(0, 1), FreePoisson(t))       free_power(Bernoulli(), 3/2)
+      boolean_add(Bernoulli(), Semicircle(0, 1))       monotone_add(Semicircle(0, 1), Dirac(2))
       pushforward(Semicircle(0, 1), x**2 - 1)          shift(Dirac(0), 2)    dilate(..., 3)
       mixture([Semicircle(0, 1), Dirac(2)], [1/3, 2/3])
       polynomial('x*y + y*x', x=Semicircle(0, 1), y=FreePoisson(1/2))
@@ -75,6 +76,7 @@ import sympy as sp
 from freeprob.attention.ge import theta1 as _theta1
 from freeprob.attention.ge import theta2 as _theta2
 from freeprob.laws import families as _fam
+from freeprob.laws import independences as _ind
 from freeprob.laws import operations as _ops
 from freeprob.laws import polynomial as _poly
 from freeprob.errors import FreeprobValueError, NotAvailable
@@ -207,6 +209,9 @@ _LAWS = {
     "free_add": ("free_add(law, law, ...): free additive convolution ⊞", _ops.free_add),
     "free_mul": ("free_mul(law, law, ...): free multiplicative convolution ⊠", _ops.free_mul),
     "free_power": ("free_power(law, t): free additive power μ^{⊞t}", _ops.free_power),
+    "boolean_add": ("boolean_add(law, law, ...): boolean additive convolution ⊎", _ind.boolean_add),
+    "monotone_add": ("monotone_add(law, law, ...): monotone additive convolution ▷ (in this order)",
+                     _ind.monotone_add),
     "pushforward": ("pushforward(law, polynomial in x): law of p(X)", _pushforward),
     "shift": ("shift(law, a): law of X + a", _ops.shift),
     "dilate": ("dilate(law, c): law of c X", _ops.dilate),
@@ -500,7 +505,8 @@ class _Walker:
 
     def _check_argument_types(self, node, n, args, kwargs, arg_nodes):
         """Laws where laws belong, values where values belong (clear messages, not deep errors)."""
-        law_slots = {"free_add": "*", "free_mul": "*", "free_power": (0, "law"), "pushforward": (0, "law"),
+        law_slots = {"free_add": "*", "free_mul": "*", "boolean_add": "*", "monotone_add": "*",
+                     "free_power": (0, "law"), "pushforward": (0, "law"),
                      "shift": (0, "law"), "dilate": (0, "law"), "rectangular_companion": (0, "law"),
                      "mean_normalized": (0, "law"), "CompoundFreePoisson": (1, "jump_law"),
                      "compound_free_poisson": (1, "jump_law")}

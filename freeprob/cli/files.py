@@ -37,8 +37,8 @@ from freeprob._files import (  # noqa: F401  (re-exported: the old freeprob.cli.
     write_output,
 )
 
-__all__ = ["STDOUT", "DPS_ARG", "ORDER_ARG", "bounded_int", "check_output", "check_outputs", "is_stdout",
-           "is_stream", "write_output", "status_stream"]
+__all__ = ["STDOUT", "DPS_ARG", "ORDER_ARG", "POSITIVE_ORDER_ARG", "bounded_int", "check_output",
+           "check_outputs", "is_stdout", "is_stream", "write_output", "status_stream"]
 
 
 def bounded_int(minimum, maximum=None, *, limit=None):
@@ -97,3 +97,6 @@ def _law_limit(name):
 DPS_ARG = bounded_int(1, _law_limit("MAX_DPS"), limit="freeprob.laws.law.MAX_DPS")
 #: ``--order``: 0 to :data:`freeprob.laws.law.MAX_ORDER`
 ORDER_ARG = bounded_int(0, _law_limit("MAX_ORDER"), limit="freeprob.laws.law.MAX_ORDER")
+#: ``--order`` of a count that must be positive (``freeprob jacobi``): 1 to
+#: :data:`freeprob.laws.law.MAX_ORDER`
+POSITIVE_ORDER_ARG = bounded_int(1, _law_limit("MAX_ORDER"), limit="freeprob.laws.law.MAX_ORDER")

@@ -2,7 +2,7 @@ r"""The law subcommands of ``freeprob``: moments, cumulants, equation, density, 
 
 Each takes a law expression of :mod:`freeprob.cli.expr` (parsed, never evaluated) and prints
 what the Python API returns for it: :meth:`~freeprob.laws.law.Law.moments`,
-:meth:`~freeprob.laws.law.Law.free_cumulants` (and the boolean and classical ones),
+:meth:`~freeprob.laws.law.Law.free_cumulants` (and the boolean, classical and monotone ones),
 :meth:`~freeprob.laws.law.Law.cauchy_equation`, :meth:`~freeprob.laws.law.Law.density`,
 :meth:`~freeprob.laws.law.Law.support` and :meth:`~freeprob.laws.law.Law.atoms`.
 
@@ -71,10 +71,11 @@ _KINDS = {  # kind -> (Law method, text column, csv/json key, LaTeX symbol)
     "free": ("free_cumulants", "free κ_n", "kappa", r"\kappa"),
     "boolean": ("boolean_cumulants", "boolean b_n", "b", "b"),
     "classical": ("classical_cumulants", "classical c_n", "c", "c"),
+    "monotone": ("monotone_cumulants", "monotone h_n", "h", "h"),
 }
 
-#: the columns of ``freeprob table``: the moments and the three kinds of cumulants
-TABLE_KINDS = ("moments", "free", "boolean", "classical")
+#: the columns of ``freeprob table``: the moments and the four kinds of cumulants
+TABLE_KINDS = ("moments", "free", "boolean", "classical", "monotone")
 #: the ``--format`` choices of the sequence commands (``moments``, ``cumulants``, ``table``)
 SEQUENCE_FORMATS = ("table", "csv", "json", "latex")
 
@@ -269,13 +270,13 @@ def add_law_commands(sub) -> None:
                 ["freeprob moments 'free_mul(FreePoisson(1/2), FreePoisson(1/3))' --order 6"])
     _add_sequence_options(p)
 
-    p = _parser(sub, "cumulants", "free, boolean or classical cumulants of a law expression",
-                "Free (default), boolean or classical cumulants of orders 0..K of a law expression, exact "
-                "or to --dps N certified digits.",
+    p = _parser(sub, "cumulants", "free, boolean, classical or monotone cumulants of a law expression",
+                "Free (default), boolean, classical or monotone cumulants of orders 0..K of a law expression, "
+                "exact or to --dps N certified digits.",
                 ["freeprob cumulants 'MarchenkoPastur(1/4)' --order 5 --kind boolean --dps 20 --format csv"])
     _add_sequence_options(p)
-    p.add_argument("--kind", choices=("free", "boolean", "classical", "all"), default="free",
-                   help="which cumulants (default free)")
+    p.add_argument("--kind", choices=("free", "boolean", "classical", "monotone", "all"), default="free",
+                   help="which cumulants (default free; all: the four kinds)")
 
     p = _parser(sub, "equation", "the algebraic Cauchy equation P(G, z) = 0 of a law expression",
                 "The irreducible algebraic equation P(G, z) = 0 satisfied by the Cauchy transform "
@@ -348,8 +349,8 @@ def _parse_law(args, *, numeric):
     if numeric and law.free_symbols:
         names = sorted(map(str, law.free_symbols))
         listed = ", ".join(names)
-        what = f"{args.command} --dps" if args.command in ("moments", "cumulants") else args.command
-        sequence = args.command in ("moments", "cumulants")
+        sequence = args.command in ("moments", "cumulants", "jacobi")
+        what = f"{args.command} --dps" if sequence else args.command
         exact = (" (or leave out --dps for exact values in the symbols)" if sequence
                  else "; moments, cumulants and equation keep symbols exactly")
         plural = len(names) > 1
@@ -408,7 +409,7 @@ def print_sequences(law, text, kinds, order, dps, fmt, out, *, who="freeprob") -
     text : str
         The law as the output names it (the expression, or a preset's description).
     kinds : sequence of str
-        Columns, in order: ``"moments"``, ``"free"``, ``"boolean"``, ``"classical"``.
+        Columns, in order: ``"moments"``, ``"free"``, ``"boolean"``, ``"classical"``, ``"monotone"``.
     order : int
     dps : int or None
         Certified significant digits; ``None``: exact values.
@@ -780,7 +781,7 @@ def run_law_command(args, out=None) -> int:
         if args.command == "moments":
             return _sequence_command(args, ["moments"], out)
         if args.command == "cumulants":
-            kinds = ["free", "boolean", "classical"] if args.kind == "all" else [args.kind]
+            kinds = ["free", "boolean", "classical", "monotone"] if args.kind == "all" else [args.kind]
             return _sequence_command(args, kinds, out)
         if args.command == "equation":
             return _equation_command(args, out)

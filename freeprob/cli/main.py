@@ -2,7 +2,7 @@ r"""The ``freeprob`` command line.
 
 ``freeprob verify`` (the main job) checks the paper's laws against finite-n softmax
 attention at the widths of public models (:mod:`freeprob.experiments.verify`); ``freeprob table``
-prints exact (or ``--dps N`` digit) moments, free, boolean and classical cumulants of a
+prints exact (or ``--dps N`` digit) moments, free, boolean, classical and monotone cumulants of a
 law built from the standard families and operations.
 
 Examples
@@ -35,6 +35,7 @@ from freeprob.cli.law_commands import (
     print_sequences,
     run_law_command,
 )
+from freeprob.cli.jacobi_commands import JACOBI_COMMANDS, add_jacobi_command, run_jacobi_command
 from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -64,10 +65,10 @@ PRESET_LAWS = {
 
 
 def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "table") -> None:
-    """Print the moments and the free, boolean and classical cumulants of a preset law (see
+    """Print the moments and the free, boolean, classical and monotone cumulants of a preset law (see
     :data:`PRESET_LAWS`) to ``out`` (default ``sys.stdout``): ``freeprob table``, the output
     of ``freeprob moments`` / ``cumulants`` (:func:`freeprob.cli.law_commands.print_sequences`)
-    with the four columns, under the preset's description; ``fmt`` is one of
+    with the five columns, under the preset's description; ``fmt`` is one of
     ``table`` (default), ``csv``, ``json``, ``latex``."""
     desc, make = PRESET_LAWS[law_name]
     print_sequences(make(), desc, TABLE_KINDS, order, dps, fmt, out if out is not None else sys.stdout,
@@ -671,10 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_explore(sub)
     add_sweep_command(sub)
     add_law_commands(sub)
+    add_jacobi_command(sub)
     p = sub.add_parser(
         "table",
-        help="print moments and free/boolean/classical cumulants of a law",
-        description="Print the moments and the free, boolean and classical cumulants of a preset law.",
+        help="print moments and free/boolean/classical/monotone cumulants of a law",
+        description="Print the moments and the free, boolean, classical and monotone cumulants of a preset law.",
         epilog="example: freeprob table --law arcsine --order 10 --dps 20",
     )
     p.add_argument("--law", default="mp-product", choices=sorted(PRESET_LAWS),
@@ -722,6 +724,8 @@ def _main(argv):
             status = run_sweep_command(args)
         elif args.command in LAW_COMMANDS:
             status = run_law_command(args)
+        elif args.command in JACOBI_COMMANDS:
+            status = run_jacobi_command(args)
         else:
             table(args.law, args.order, args.dps, fmt=args.format)
             status = 0

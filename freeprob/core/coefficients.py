@@ -14,8 +14,8 @@ ring                   elements                                   series kernels
 :class:`SymbolicRing`  elements of a sympy domain, e.g.           generic (this module)
                        ``QQ<sqrt(2)>`` or ``ZZ(c0)``, c0² = 2
 :class:`MpolyRing`     rational functions of symbols (``ZZ(t1,      FLINT ``fmpq_mpoly``,
-                       t2)``, ``ZZ(t, E)``) as fractions of         Lagrange inversion
-                       python-flint ``fmpq_mpoly``                  (:mod:`.mpolyseries`)
+                       t2)``, ``ZZ(t, E)``) as fractions of         composition, Lagrange
+                       python-flint ``fmpq_mpoly``                  inversion (:mod:`.mpolyseries`)
 :class:`MPRing`        mpmath ``mpf``/``mpc`` at ``dps`` digits   generic, under
                                                                   ``mp.workdps``
 :class:`BallRing`      python-flint ``arb`` balls at ``prec``     FLINT ``arb_series``
@@ -370,9 +370,10 @@ class MpolyRing(SymbolicRing):
 
     The same field as :class:`SymbolicRing` (same ``domain``, same sympy output), with
     elements :class:`freeprob.core.mpolyseries.Frac` (``fmpq_mpoly`` fractions in lowest
-    terms) and packed FLINT kernels for ``mul``, ``inv`` and ``reversion`` (Lagrange
-    inversion, see :mod:`freeprob.core.mpolyseries`); ``compose``, ``log`` and ``exp``
-    are the generic kernels over these elements.  :func:`exact_ring_for` chooses it for
+    terms) and packed FLINT kernels for ``mul``, ``inv``, ``compose`` (the packed powers of
+    the inner series) and ``reversion`` (Lagrange inversion, see
+    :mod:`freeprob.core.mpolyseries`); ``log`` and ``exp`` are the generic kernels over
+    these elements.  :func:`exact_ring_for` chooses it for
     every field of fractions over ℤ or ℚ without algebraic relations among its generators.
     """
 
@@ -424,6 +425,9 @@ class MpolyRing(SymbolicRing):
 
     def reversion(self, f, n):
         return self._alg.reversion(f, n)
+
+    def compose(self, f, g, n):
+        return self._alg.compose(f, g, n)
 
 
 def symbolic_ring(domain, replacements=None) -> SymbolicRing:

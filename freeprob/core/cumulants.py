@@ -1,4 +1,4 @@
-r"""Moments ↔ free, boolean and classical cumulants by the generating-function route.
+r"""Moments ↔ free, boolean, classical and monotone cumulants by the generating-function route.
 
 Conventions (see :mod:`freeprob.core.conventions`): sequences are indexed by order,
 ``m = (m_0 = 1, m_1, …, m_k)`` and ``κ = (κ_0 = 0, κ_1, …, κ_k)``, with
@@ -8,7 +8,15 @@ Conventions (see :mod:`freeprob.core.conventions`): sequences are indexed by ord
   Writing ``f(z) = z M(z)``, the relation reads ``f^{<-1>}(w) = w / C(w)``, so both
   directions are one series reversion (FLINT's fast kernel for rationals);
 * boolean cumulants: ``η(z) = Σ_{n≥1} b_n z^n = 1 − 1/M(z)`` ([SW97]_);
-* classical cumulants: ``Σ_{n≥1} c_n z^n/n! = log Σ_{n≥0} m_n z^n/n!``.
+* classical cumulants: ``Σ_{n≥1} c_n z^n/n! = log Σ_{n≥0} m_n z^n/n!``;
+* monotone cumulants ([HS11]_): ``h_n = d/dt m_n(μ^{▷t})|_{t=0}``, where the monotone
+  convolution powers ``μ^{▷t}`` have ``h_t(z) = z M_t(z)`` with ``h_{s+t} = h_s ∘ h_t``.
+  ``h_t`` is the flow of the vector field ``V(z) = Σ_n h_n z^{n+1}``, so
+  ``∂_t h_t = V ∂_z h_t`` and, coefficient by coefficient,
+  ``m_n(t) = t h_n + ∫_0^t Σ_{j=1}^{n−1} (n − j + 1) h_j m_{n−j}(s) ds``: the moment
+  polynomials ``m_n(t)`` are built degree by degree, and ``h_n = m_n − (the integral at
+  t = 1)`` (the moment polynomials of [HS11]_ §4; FriCAS's ``Distribution`` domain runs
+  the same recursion).
 
 The independent, combinatorial route (sums over non-crossing, interval and all set
 partitions) is in :mod:`freeprob.core.partitions`; the tests check that both agree.
@@ -24,13 +32,18 @@ Examples
 >>> moments_to_classical_cumulants([1, 0, 1, 0, 3, 0, 15])  # standard Gaussian
 (0, 0, 1, 0, 0, 0, 0)
 
-References: [NS06]_, [SW97]_ (:mod:`freeprob.references`).
+The combinatorial route of the monotone case (non-crossing partitions weighted by the
+inverse tree factorial of their nesting forest, [HS11]_ §4, [AHLV15]_) is checked in the tests.
+
+References: [NS06]_, [SW97]_, [HS11]_, [AHLV15]_ (:mod:`freeprob.references`).
 """
 from __future__ import annotations
 
 import math
 
-from freeprob.core.coefficients import CoefficientRing
+import flint
+
+from freeprob.core.coefficients import QQ, CoefficientRing
 from freeprob.errors import FreeprobValueError
 from freeprob.core.series import TruncatedSeries, _infer_ring
 
@@ -41,6 +54,8 @@ __all__ = [
     "boolean_cumulants_to_moments",
     "moments_to_classical_cumulants",
     "classical_cumulants_to_moments",
+    "moments_to_monotone_cumulants",
+    "monotone_cumulants_to_moments",
 ]
 
 
@@ -124,6 +139,63 @@ def moments_from_classical_cumulants(ring: CoefficientRing, c: list) -> list:
         return [E._c[n] * ring.convert(math.factorial(n)) for n in range(k + 1)]
 
 
+def _monotone(ring, x, to_cumulants):
+    """The moment polynomials ``m_n(t)`` of the monotone semigroup, ``n = 0..k``, built
+    from ``x`` (moments when ``to_cumulants``, else monotone cumulants); returns the other
+    sequence.  ``O(k^3)`` ring operations (FLINT ``fmpq_poly`` over the rationals)."""
+    k = len(x) - 1
+    h = [ring.zero] * (k + 1) if to_cumulants else list(x)    # the monotone cumulants
+    out = list(h) if to_cumulants else [ring.one] + [ring.zero] * k
+    if ring == QQ:
+        polys = [flint.fmpq_poly([1])]
+        for n in range(1, k + 1):
+            acc = flint.fmpq_poly()
+            for j in range(1, n):
+                if h[j] != 0:
+                    acc += h[j] * (n - j + 1) * polys[n - j]
+            integral = acc.integral()
+            value = integral(1) if n > 1 else ring.zero
+            if to_cumulants:
+                h[n] = out[n] = x[n] - value
+            else:
+                out[n] = x[n] + value
+            polys.append(integral + flint.fmpq_poly([0, h[n]]))
+        return out
+    inverse = [ring.one / ring.convert(p + 1) for p in range(k + 1)]
+    polys = [[ring.one]]
+    for n in range(1, k + 1):
+        acc = [ring.zero] * n              # Σ_j (n − j + 1) h_j m_{n−j}(t), degree <= n − 1
+        for j in range(1, n):
+            if ring.is_zero(h[j]):
+                continue
+            c = h[j] * ring.convert(n - j + 1)
+            for p, a in enumerate(polys[n - j]):
+                acc[p] = acc[p] + c * a
+        integral = [ring.zero] + [acc[p] * inverse[p] for p in range(n)]
+        value = ring.zero
+        for a in integral:
+            value = value + a
+        if to_cumulants:
+            h[n] = out[n] = x[n] - value
+        else:
+            out[n] = x[n] + value
+        integral[1] = integral[1] + h[n]
+        polys.append(integral)
+    return out
+
+
+def monotone_cumulants_from_moments(ring: CoefficientRing, m: list) -> list:
+    """h_0..h_k (``h_0 = 0``) from m_0..m_k, all in ``ring`` (a field of characteristic 0)."""
+    with ring.context():
+        return _monotone(ring, list(m), True)
+
+
+def moments_from_monotone_cumulants(ring: CoefficientRing, h: list) -> list:
+    """m_0..m_k from h_0..h_k (``h_0`` ignored), all in ``ring``."""
+    with ring.context():
+        return _monotone(ring, [ring.zero] + list(h[1:]), False)
+
+
 # -- public functions on plain sequences -----------------------------------------
 def _prepare(seq, who, first, first_name):
     if isinstance(seq, str | bytes):
@@ -192,6 +264,8 @@ Notes
 _FREE_NOTE = ("Generating functions: ``M(z) = C(z M(z))``; computed by one series "
               "reversion of ``z M(z)``.")
 _BOOL_NOTE = "Generating functions: ``1 − 1/M(z) = Σ b_n z^n``."
+_MONO_NOTE = ("Monotone convolution semigroup: ``h_n = d/dt m_n(μ^{▷t})|_{t=0}``; the moment "
+              "polynomials ``m_n(t)`` are built degree by degree (``O(k^3)``).")
 _CLASS_NOTE = "Exponential generating functions: ``log Σ m_n z^n/n! = Σ c_n z^n/n!``."
 
 moments_to_free_cumulants = _public(
@@ -224,3 +298,13 @@ classical_cumulants_to_moments = _public(
     _DOC.format(src="classical cumulants", dst="moments", route="all set partitions",
                 s0="c_0 = 0", s="c", d0="m_0 = 1", d="m", note=_CLASS_NOTE,
                 source="[NS06] Lecture 11, Remark 11.9 (classical case)"))
+moments_to_monotone_cumulants = _public(
+    monotone_cumulants_from_moments, "moments_to_monotone_cumulants", 1, "m_0",
+    _DOC.format(src="moments", dst="monotone cumulants", route="monotone moment polynomials",
+                s0="m_0 = 1", s="m", d0="h_0 = 0", d="h", note=_MONO_NOTE,
+                source="Hasebe & Saigo 2011 [HS11] §4"))
+monotone_cumulants_to_moments = _public(
+    moments_from_monotone_cumulants, "monotone_cumulants_to_moments", 0, "h_0",
+    _DOC.format(src="monotone cumulants", dst="moments", route="monotone moment polynomials",
+                s0="h_0 = 0", s="h", d0="m_0 = 1", d="m", note=_MONO_NOTE,
+                source="Hasebe & Saigo 2011 [HS11] §4"))

@@ -357,6 +357,39 @@ class MpolyAlgebra:
             s = s * ic
         return self._times_scalar(Q, scal)
 
+    def compose(self, f, g, n):
+        """``f(g) mod x^n`` (``g_0 = 0``) as ``Σ_j f_j g^j``: the powers ``g^j`` packed (one
+        truncated product each, in the coefficients of ``g`` only), each multiplied by its
+        ``f_j`` and summed.  Horner's rule ``f_0 + g(f_1 + g(…))`` instead multiplies the
+        growing series, whose coefficients mix the parameters of ``f`` and ``g``, by ``g`` at
+        every step: for the monotone convolution of two laws with different symbols this is
+        about 20 times faster at 64 terms.
+
+        Raises nothing.  Source: [KNU97]_ §4.7 (composition of power series).
+        """
+        pf, Df = self._fracs_to_polys(f[:n])
+        pg, Dg = self._fracs_to_polys(g[:n])
+        G = self.pack(pg)
+        acc, power, scale = self.ctx.constant(0), self.one_poly, self.one_poly
+        dpow = [self.one_poly]                      # Dg^i, i = 0..n-1
+        if not Dg.is_one():
+            for _ in range(n - 1):
+                dpow.append(dpow[-1] * Dg)
+            scale = dpow[-1]
+        for j in range(min(n, len(pf))):
+            if j:
+                power = self.mul_trunc(power, G, n)
+                if power.is_zero():
+                    break
+            if not pf[j].is_zero():
+                term = power * pf[j]
+                acc = acc + (term if Dg.is_one() else term * dpow[n - 1 - j])
+        D = Df * scale
+        R = self.unpack(acc, n)
+        if D.is_one():
+            return [Frac(r, D) for r in R]
+        return [Frac.make(r, D) for r in R]
+
     def reversion(self, f, n):
         out = [self.zero] * n
         if n <= 1:

@@ -21,6 +21,9 @@ compound free Poisson π(ν,t)   from ``R(w) = (t/w)(G_ν(1/w)/w − 1)``
 ``rectangular_companion``      ``G' = c G + (1 − c)/z``
 ``pushforward`` by ``p``       ``G_p(ζ) = Σ_{p(r)=ζ} G(r)/p′(r)``, roots eliminated by the
                                tower of divided differences of ``p``
+``boolean_add`` (⊎)            ``F = 1/G``: ``F_μ + F_ν − z = 1/G``, ``F_μ``, ``F_ν``
+                               eliminated by resultants
+``monotone_add`` (▷)           ``G = G_μ(Y)``, ``Y = F_ν(z)``: ``Res_Y(P_μ(G, Y), Φ_ν(Y, z))``
 =============================  ==========================================================
 
 The conversions between the G-, R- and S-polynomials use ``z = R(G) + 1/G`` and
@@ -44,6 +47,7 @@ import sympy as sp
 
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
+from freeprob.laws.independences import BooleanAdd, MonotoneAdd
 from freeprob.laws.law import Law, register
 from freeprob.laws.operations import (
     Dilate,
@@ -66,6 +70,7 @@ _R = sp.Dummy("R")
 _S = sp.Dummy("S")
 _U = sp.Dummy("u")
 _EPS = sp.Dummy("epsilon")
+_F = sp.Dummy("F")
 #: largest G-degree of a pushforward eliminant ((deg_G P)^d · d!) that is attempted
 _MAX_PUSHFORWARD_DEGREE = 64
 
@@ -412,6 +417,35 @@ def _(law: Pushforward):
         tower.append(sp.expand(sp.cancel((prev - prev.subs(r[k - 1], r[k])) / (r[k - 1] - r[k]))))
     steps += [(tower[k], r[k]) for k in reversed(range(d))]
     return _eliminate(branch(G - sp.Add(*y[1:]), r[0]), steps, (G, z))
+
+
+def _f_equation(law):
+    """``Φ(F, z)`` with ``Φ(F_μ(z), z) = 0`` for ``F_μ = 1/G_μ``: the numerator of ``P(1/F, z)``."""
+    return _numer(_expr(_operand_equation(law)).subs(G, 1 / _F), _F, z)
+
+
+def _polynomial(expr):
+    """The numerator of a rational expression, expanded."""
+    return sp.expand(sp.fraction(sp.together(expr))[0])
+
+
+@raw_cauchy_equation.register
+def _(law: BooleanAdd):
+    # F_1 + … + F_n − (n − 1) z = 1/G ([SW97]): F_1 = 1/G + (n − 1) z − Σ_{i≥2} Y_i with
+    # Φ_i(Y_i, z) = 0, the Y_i eliminated one by one
+    n = len(law.laws)
+    ys = sp.symbols(f"y2:{n + 1}", cls=sp.Dummy)
+    first = _polynomial(_expr(_f_equation(law.laws[0])).subs(
+        _F, 1 / G + (n - 1) * z - sp.Add(*ys)))
+    steps = [(_expr(_f_equation(other)).subs(_F, y), y) for other, y in zip(law.laws[1:], ys)]
+    return _eliminate(first, steps, (G, z))
+
+
+@raw_cauchy_equation.register
+def _(law: MonotoneAdd):
+    # G_{μ▷ν}(z) = G_μ(F_ν(z)) ([MUR01]): P_μ(G, Y) = 0 with Φ_ν(Y, z) = 0, Y eliminated
+    first = _expr(_operand_equation(law.left)).subs(z, _Y)
+    return _eliminate(first, [(_expr(_f_equation(law.right)).subs(_F, _Y), _Y)], (G, z))
 
 
 # -- irreducible equation ---------------------------------------------------------------

@@ -52,6 +52,7 @@ from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
 from freeprob.core.symbols import z as _z
+from freeprob.laws import jacobi as _jacobi
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 
 __all__ = ["Law", "check_order", "check_dps"]
@@ -163,6 +164,9 @@ class Law:
     ``free_cumulants(k)``         ``(κ_0 = 0, κ_1, …, κ_k)``
     ``boolean_cumulants(k)``      ``(b_0 = 0, b_1, …, b_k)``
     ``classical_cumulants(k)``    ``(c_0 = 0, c_1, …, c_k)``
+    ``monotone_cumulants(k)``     ``(h_0 = 0, h_1, …, h_k)`` (:mod:`~freeprob.laws.jacobi`)
+    ``jacobi_parameters(k)``      ``((α_0..α_{k−1}), (β_1..β_k))``; also
+                                  ``orthogonal_polynomials(k)``, ``hankel_determinants(k)``
     ``r_series(order)`` etc.      transforms as :class:`TruncatedSeries`
     ``r_transform()`` etc.        closed forms (sympy) where the family has one
     ``subs(mapping)``             the same law with parameters substituted
@@ -395,6 +399,11 @@ class Law:
         return self._evaluate(
             lambda r: _cum.classical_cumulants_from_moments(r, self._m(r, k)), dps,
             f"{type(self).__name__}.classical_cumulants")
+
+    monotone_cumulants = _jacobi.monotone_cumulants       # these four: freeprob.laws.jacobi
+    jacobi_parameters = _jacobi.jacobi_parameters
+    orthogonal_polynomials = _jacobi.orthogonal_polynomials
+    hankel_determinants = _jacobi.hankel_determinants
 
     def _mean_exact(self):
         # not a public ``mean()``: families such as Semicircle have a ``mean`` field
