@@ -394,12 +394,15 @@ def explore_command(args, out=None) -> int:
               "against the orthonormal law, paired over the seeds, 95% t-interval; p_KS, verdict_KS: the same "
               "for KS)", file=out)
         seeds = next(iter(res["preferred"].values()), {}).get("seeds", "?")
-        print(f"preferred scheme (smaller m2/m1^2 of out; paired t-test over the {seeds} seeds, 95%):", file=out)
+        print("preferred scheme (smaller m2/m1^2 of out, from the laws; check: the samples' paired t-test over "
+              f"the {seeds} seeds, 95%):", file=out)
         for case, c in res["preferred"].items():
             lo, hi = c["ci95_lo"], c["ci95_hi"]
-            print(f"  {case}: {c['preferred']} (m2/m1^2 GQA - tied = {c['gqa_minus_tied']:+.4g}"
-                  + ("" if lo is None else f", 95% interval {lo:+.4g} to {hi:+.4g}, p = {c['p']:.2g}") + ")",
-                  file=out)
+            check = {True: "agrees", False: "DISAGREES", None: "no verdict"}[c["agree"]]
+            print(f"  {case}: {c['preferred']} (law m2/m1^2 GQA {c['law_gqa']:.4g}, tied {c['law_tied']:.4g}); "
+                  f"samples: {c['samples']} (m2/m1^2 GQA - tied = {c['gqa_minus_tied']:+.4g}"
+                  + ("" if lo is None else f", 95% interval {lo:+.4g} to {hi:+.4g}, p = {c['p']:.2g}")
+                  + f"; {check})", file=out)
     else:
         from freeprob.experiments.explore_beta import FAMILIES, run_beta_growth
         fams = FAMILIES if args.families is None else tuple(args.families.split(","))
