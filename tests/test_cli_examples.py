@@ -125,13 +125,19 @@ def test_explore_example_is_accepted(tmp_path, monkeypatch, capsys):
 
     def computed(out, **kw):
         seen.update(kw, out=out)
-        return dict(rows=[], preferred={}, files=[], failed={})
+        return dict(rows=[], files=[], failed={},
+                    preferred={"gaussian_dn2": dict(preferred="gqa", law_gqa=7.73, law_tied=8.17, samples="gqa",
+                                                    agree=True, gqa_minus_tied=-0.4, ci95_lo=-0.6, ci95_hi=-0.2,
+                                                    p=0.01, seeds=4)})
 
     monkeypatch.setattr(explore, "run_inputs", computed)
     monkeypatch.chdir(tmp_path)
     assert argv[:3] == ["freeprob", "explore", "inputs"]
     assert main(argv[1:]) == 0, capsys.readouterr().err
     assert seen["quick"] is True and seen["out"] == argv[argv.index("--out") + 1]
+    # the answer is the laws', the samples' paired test its check (issue 28)
+    printed = capsys.readouterr().out
+    assert "gaussian_dn2: gqa (law m2/m1^2 GQA 7.73, tied 8.17); samples: gqa" in printed and "; agrees)" in printed
 
 
 def test_bare_command_prints_help():
