@@ -45,6 +45,8 @@ def test_printed_moments_are_the_moments_of_the_law(name):
         # at most as much again (measured: ≤ 1.2e-3 over these 36 laws)
         assert got == pytest.approx(r["moments"][1:5], rel=2 * MOMENT_RTOL), (name, obj)
         assert r["moment_error"] <= MOMENT_RTOL
+        # the density as evaluated (before the cdf is normalised) has the law's mass 1 − atom0
+        assert abs(r["mass_defect"]) <= MOMENT_RTOL, (name, obj, r["mass_defect"])
         assert law.cdf(np.array([r["upper"]]))[0] == pytest.approx(1.0, abs=1e-12)
         assert r["atom0"] == pytest.approx(0.0 if obj in ("single", "concat", "sum") else
                                            1 - min(1.0, (1 if obj == "head_out" else H) * DK / N))
@@ -96,30 +98,69 @@ def test_spectrum_law_agrees_with_the_ge_sample():
         assert float(np.mean(sp["ge", obj])) == pytest.approx(r["moments"][1], rel=0.05)
 
 
-def test_tabulated_density_is_the_direct_solution():
-    """The tabulator (support search, warm starts, node placement) returns the density that a
-    direct continuation of the equations gives at the same points (issue 27: same answers)."""
-    from freeprob.attention.input_gram import (input_gram_law, input_gram_measure, score_measure,
-                                               variance_profile_stieltjes)
-    from freeprob.attention.input_gram_out import output_gram_stieltjes
+def _pointwise(residual, u, x, top, steps):
+    """The old route, one point at a time: for each ``x`` alone, continuation in ``η`` from
+    ``top`` down to ``10⁻⁹ top`` with plain Newton on a forward-difference Jacobian (no
+    analytic Jacobian, no vectorisation over points, no warm start from other points, no
+    step control).  ``residual(u, z) -> (r, m)``; returns ``m`` at the final ``η``."""
+    out = []
+    for xi in x:
+        v = np.array(u, dtype=complex)
+        for eta in np.geomspace(top, 1e-9 * top, steps):
+            z = xi + 1j * eta
+            for _ in range(60):
+                r, m = residual(v, z)
+                if np.max(np.abs(r)) < 1e-13 * (1 + np.max(np.abs(v))):
+                    break
+                jac = np.empty((v.size, v.size), dtype=complex)
+                for k in range(v.size):
+                    dv = v.copy()
+                    dv[k] += 1e-7 * (1 + abs(v[k]))
+                    jac[:, k] = (residual(dv, z)[0] - r) / (dv[k] - v[k])
+                v = v - np.linalg.solve(jac, r)
+            else:
+                raise AssertionError(f"pointwise Newton did not converge at {z}")
+        out.append(m)
+    return np.array(out)
+
+
+def test_tabulated_density_is_the_pointwise_solution():
+    """Issue 27, same answers: the vectorised tabulation (Newton over all points at once with
+    the analytic Jacobian, support search, warm starts, node placement) gives the density that
+    the old pointwise route gives at the same points — each point alone, continued in ``η``,
+    Newton with a difference Jacobian; for single the equations written out afresh here from
+    the module docstring (theory.md §10)."""
+    from freeprob.attention.input_gram import input_gram_law, input_gram_measure, score_measure
+    from freeprob.attention.input_gram_out import _Params, _residual, _start
     beta, s = 0.5, math.expm1(0.25) - 0.25
-    r = input_gram_law("single", n=N, heads=H, d_k=DK, beta=beta, kind="ar1", d=2 * N, points=100, grid=200)
     nu_x = input_gram_measure("ar1", 0.5, points=100)
-    nu_d = score_measure(nu_x, DK / N, beta**2, points=100)
-    idx = np.linspace(10, r["x"].size - 10, 6).astype(int)
-    x, state = r["x"][idx], None
-    for eta in np.geomspace(r["upper"], 1e-9 * r["upper"], 40):
-        m, state = variance_profile_stieltjes(x + 1j * eta, nu_x, nu_d, s, 1.0, start=state)
+    (cx, cw), (dx, dw) = nu_x, score_measure(nu_x, DK / N, beta**2, points=100)
+
+    def single(v, z):          # unknowns (δ̃_0, δ̃_1); α = 1
+        t = -1 / (z * (1 + cx * v[1] + s * v[0]))
+        d0, d1 = np.sum(cw * t), np.sum(cw * cx * t)
+        tt = -1 / (z * (1 + dx * d1 + s * d0))
+        return v - np.array([np.sum(dw * tt), np.sum(dw * dx * tt)]), d0
+
+    law = dict(n=N, heads=H, d_k=DK, beta=beta, nu_x=nu_x, points=100, grid=200)     # = kind="ar1", d=2n
+    r = input_gram_law("single", **law)
+    idx = np.linspace(10, r["x"].size - 10, 4).astype(int)
+    m = _pointwise(single, [0j, 0j], r["x"][idx], r["upper"], 40)
     assert r["density"][idx] == pytest.approx(m.imag / np.pi, rel=1e-6, abs=1e-9)
-    r = input_gram_law("out", n=N, heads=H, d_k=DK, beta=beta, kind="ar1", d=2 * N, points=100, grid=200)
-    idx = np.linspace(10, r["x"].size - 10, 6).astype(int)
-    x, state = r["x"][idx], None
-    for eta in np.geomspace(r["upper"], 1e-9 * r["upper"], 60):
-        m, state = output_gram_stieltjes(x + 1j * eta, nu_x, obj="out", beta=beta, c_k=DK / N, c_v=DK / N,
-                                         heads=H, gamma_o=1.0, start=state)
+
+    p = _Params("out", beta, DK / N, DK / N, H, 1.0)
+    r = input_gram_law("out", **law)
+    idx = np.linspace(10, r["x"].size - 10, 4).astype(int)
+    top = r["upper"]
+
+    def out(v, z):             # unknowns (δ̃_1, δ̃_0, u, τ): the module's residuals at one point
+        res, b = _residual(v[:, None], np.array([z]), cx, cw, p)
+        return res[:, 0], b[0]
+
+    m = _pointwise(out, _start(np.array([top * 1j]), cx, cw, p)[:, 0], r["x"][idx], top, 60)
     # (rel 1e-4: the tabulator's final η is 10⁻¹⁰ of its own scale, not 10⁻⁹ upper; the first
     # point, next to the lower edge, moves by 1.3e-5 between the two)
-    assert r["density"][idx] == pytest.approx((m.imag - r["atom0"] * 1e-9 * r["upper"] / x**2) / np.pi,
+    assert r["density"][idx] == pytest.approx((m.imag - r["atom0"] * 1e-9 * top / r["x"][idx]**2) / np.pi,
                                              rel=1e-4, abs=1e-9)
 
 
