@@ -1,7 +1,8 @@
 """Issue 26: an input-Gram law is one object — its printed moments are the moments of its own
 distribution function (density + atom), for every input kind and every object — and issue 27:
-the fast tabulation (freeprob.attention.input_gram_table) gives the answers of a direct
-evaluation of the equations, and the AR(1) law agrees with a GE_X sample."""
+the fast tabulation (freeprob.attention.input_gram_table, vectorised over points) gives the
+answers of the old pointwise evaluation of the equations, and the AR(1) law agrees with a GE_X
+sample.  Speed: benchmarks/bench_explore_inputs.py (docs/benchmarks.md)."""
 from __future__ import annotations
 
 import math
