@@ -83,7 +83,7 @@ MEASURED_TIMES = {
     "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
-    "explore --quick": ("4–19 min on 2 cores at load 9", "docs/guide/explore.md"),
+    "explore --quick": ("2.5–4.5 min on 2 cores at load 9–15", "docs/guide/explore.md"),
 }
 
 
