@@ -547,8 +547,8 @@ class Law:
         self.check_numeric(who)
         hit = self._cache.get("evaluator")
         if hit is None:
-            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(),
-                                                             known_atoms=self._known_atoms())
+            hit = self._cache["evaluator"] = AlgebraicCauchy(
+                self.cauchy_equation(), known_atoms=self._known_atoms(), known_levels=self._known_levels)
         return hit
 
     def _known_atoms(self):
@@ -563,6 +563,10 @@ class Law:
         if not zm.is_number or zm.has(sp.Float) or not zm.is_real:
             return ()
         return ((sp.Integer(0), zm),)
+
+    def _known_levels(self):
+        """``((point, level), …)``: exact cdf values in flat stretches known from the structure."""
+        return ()
 
     _dps = staticmethod(dps_or_default)     # the one dps policy (freeprob.core.params)
 
@@ -645,24 +649,33 @@ class Law:
     @_no_raw_convergence_errors
     def quantile(self, p, *, dps=None, ball=False):
         r"""Quantile ``Q(p) = inf{x : cdf(x) ≥ p}`` (the generalized inverse, as scipy's
-        ``ppf``), for ``p`` in [0, 1].
+        ``ppf``), for ``p`` in [0, 1], to ``dps`` significant digits of ``x``.
 
-        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf (a gap
-        between support intervals, before or after an atom) the left end, exactly: ``p``
-        within ``10^{-dps}`` above the cdf value there counts as that value (the cdf is
-        computed to that accuracy).  ``p = 0`` gives the lowest point of the support or
-        atoms (exact ``0`` for a law whose support or an atom starts at 0).  Source:
-        :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
+        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf ``p``
+        equal to its level gives the left end, any ``p`` above it a point past the right end
+        (the side decided exactly, :meth:`flat_levels`, or from the level computed to below
+        ``|p − level|``, or refused).  Next to a support edge the digits are those of ``x``
+        (``quantile(1e-30)`` of the semicircle is ``−2 + 2.8e-20``).  ``p = 0`` gives the
+        lowest point (exact ``0`` where the support or an atom starts at 0); ``p`` is used
+        exactly.  Source: :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
 
         Raises
         ------
         FreeprobValueError
             ``p`` outside [0, 1]; bad ``dps``; free symbols.
         PrecisionError
-            The quadratures cannot be certified.
+            The quadratures cannot be certified, or ``p`` is within ``10^{-(2·dps + 25)}``
+            of the level of a flat stretch known only numerically.
         """
         dps = self._dps(dps, "quantile")
         return self._evaluator("quantile").quantile(p, dps=dps, ball=ball)
+
+    @_no_raw_convergence_errors
+    def flat_levels(self, *, dps=None):
+        r"""Flat stretches of the cdf, ``((x0, x1, level), …)``, ``cdf = level`` on ``[x0, x1)``, the
+        level exact where the structure gives it; raises as :meth:`quantile`.  Source:
+        :meth:`freeprob.numeric.AlgebraicCauchy.flat_levels`."""
+        return self._evaluator("flat_levels").flat_levels(dps=self._dps(dps, "flat_levels"))
 
     @_no_raw_convergence_errors
     def support(self, *, dps=None, ball=False):
