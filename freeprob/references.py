@@ -57,6 +57,19 @@ references page (docs/references.md) lists the same entries (a test checks both)
 .. [HRS07] J. W. Helton, R. Rashidi Far, R. Speicher, Operator-valued semicircular elements:
    solving a quadratic matrix equation with positivity constraints, Int. Math. Res. Not.
    IMRN 2007 (2007), rnm086.
+.. [MSS22] A. W. Marcus, D. A. Spielman, N. Srivastava, Finite free convolutions of
+   polynomials, Probab. Theory Related Fields 182 (2022), 807–848.
+.. [MAR21] A. W. Marcus, Polynomial convolutions and (finite) free probability,
+   arXiv:2108.07054 (2021).
+.. [AP18] O. Arizmendi, D. Perales, Cumulants for finite free convolution, J. Combin. Theory
+   Ser. A 155 (2018), 244–266.
+.. [AGP23] O. Arizmendi, J. Garza-Vargas, D. Perales, Finite free cumulants: multiplicative
+   convolutions, genus expansion and infinitesimal distributions, Trans. Amer. Math. Soc. 376
+   (2023), 4383–4420.
+.. [BPR06] S. Basu, R. Pollack, M.-F. Roy, *Algorithms in Real Algebraic Geometry*, 2nd ed.,
+   Springer (2006).
+.. [GAU04] W. Gautschi, *Orthogonal Polynomials: Computation and Approximation*, Oxford
+   University Press (2004).
 """
 from __future__ import annotations
 
