@@ -110,7 +110,8 @@ def _sturm_real_count(g, betas):
     """The number of distinct real roots of the square-free monic ``g`` from the signs of its
     (complete, non-defective) ``β`` sequence: the Sturm sequence ``s_{−1} = g``,
     ``s_0 = g'``, ``s_{k+1} = −rem(s_{k−1}, s_k)`` is ``s_k = c_k r_k`` with
-    ``sign c_k = Π_{j ≤ k} sign β_j`` and ``deg r_k = n − 1 − k`` ([BPR06]_ §2.2).
+    ``c_{−1} = 1``, ``c_0 = n``, ``c_{k+1} = β_{k+1} c_{k−1}`` and ``deg r_k = n − 1 − k``
+    ([BPR06]_ §2.2).
     Without ``betas`` (a defective sequence) the exact rational Sturm sequence is used."""
     n = g.degree()
     if betas is None:
@@ -123,10 +124,9 @@ def _sturm_real_count(g, betas):
         lead = [1 if f[f.degree()] > 0 else -1 for f in seq]
         degs = [f.degree() for f in seq]
     else:
-        lead, s = [1, 1], 1
+        lead = [1, 1]
         for b in betas:
-            s = s if b > 0 else -s
-            lead.append(s)
+            lead.append(lead[-2] if b > 0 else -lead[-2])
         degs = [n - k for k in range(len(lead))]
 
     def changes(signs):
