@@ -64,8 +64,8 @@ def _checked_real_rooted(p, who, name):
     if rational and not is_real_rooted(poly):
         raise FreeprobValueError(
             f"{who}: {name} = {poly.as_expr()} is not real-rooted (Sturm's theorem, exact); "
-            "the finite free convolutions are taken of real-rooted polynomials (pass check=False "
-            "for the formal convolution, defined for every monic polynomial)")
+            "the finite free convolutions are taken of real-rooted polynomials (check=False, or "
+            "--no-check on the command line, gives the formal convolution of any monic polynomials)")
     return poly, rational
 
 
@@ -117,7 +117,7 @@ def finite_free_add(p, q, *, check=True) -> sp.Poly:
     >>> finite_free_add(x**2 + 1, x**2 - 1)
     Traceback (most recent call last):
     ...
-    freeprob.errors.FreeprobValueError: finite_free_add: p = x**2 + 1 is not real-rooted (Sturm's theorem, exact); the finite free convolutions are taken of real-rooted polynomials (pass check=False for the formal convolution, defined for every monic polynomial)
+    freeprob.errors.FreeprobValueError: finite_free_add: p = x**2 + 1 is not real-rooted (Sturm's theorem, exact); the finite free convolutions are taken of real-rooted polynomials (check=False, or --no-check on the command line, gives the formal convolution of any monic polynomials)
     """
     if check:
         p, _ = _checked_real_rooted(p, "finite_free_add", "p")
@@ -165,8 +165,8 @@ def finite_free_mul(p, q, *, check=True) -> sp.Poly:
         if rp and rq and not (_nonnegative_roots(p) or _nonnegative_roots(q)):
             raise FreeprobValueError(
                 f"{who}: p and q both have negative roots; ⊠_d preserves real roots when one of "
-                "them has all its roots ≥ 0 (the covariance side of E det(x − A QBQ*)); pass "
-                "check=False for the formal convolution")
+                "them has all its roots ≥ 0 (check=False, or --no-check on the command line, gives the "
+                "formal convolution)")
     return _ff.finite_free_mul(p, q)
 
 

@@ -3,6 +3,7 @@ Marcus–Spielman–Srivastava sums and against sampled Haar rotations, finite f
 against the partition formula, Hermite and Laguerre against their closed forms, the limit
 d → ∞ against the free cumulants of the Law, certified roots against a second method, and the
 errors for bad input."""
+import json
 import random
 from math import comb, factorial
 
@@ -178,3 +179,28 @@ def test_real_rootedness_and_root_counts_against_sympy():
         if real < n:
             with pytest.raises(FreeprobValueError, match=f": {n - real} of its {n} roots"):
                 real_roots(f)
+
+
+def test_cli_examples_and_errors(capsys, monkeypatch):
+    """Every example of ``freeprob finite --help`` runs as written, with the values above
+    (⊞_2 of two ±1 spectra: ±√2; ⊠_2 with a rank-one projection; Hermite ⊞ Laguerre: the
+    cumulants κ_1 = 1/2, κ_2 = 3/2, κ_n = 1/2); bad input is one error line, status 2."""
+    import shlex
+
+    from freeprob.cli import main
+    from tests.test_cli_examples import _examples
+    monkeypatch.setenv("FREEPROB_IN_PROCESS", "1")
+    lines = _examples(("finite",))
+    want = ["roots (15 digits, certified): -1.4142135623731, 1.4142135623731",
+            "finite free cumulants κ_1..κ_d: 1, 2",
+            "finite free cumulants κ_1..κ_d: 1/2, 3/2" + ", 1/2" * 6]
+    assert len(lines) == 3
+    for line, expect in zip(lines, want):
+        assert main(shlex.split(line)[1:]) == 0
+        assert expect in capsys.readouterr().out
+    assert main(["finite", "mul", "x**2 - 1", "x**2 - 4"]) == 2
+    assert "both have negative roots" in capsys.readouterr().err
+    assert main(["finite", "add", "x**2 + x*foo(1)", "x**2 - 1"]) == 2
+    assert "unknown function 'foo' at column 10" in capsys.readouterr().err
+    assert main(["finite", "add", "x**2 - t", "x**2 - 1", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["coefficients"] == ["1", "0", "-t - 1"]
