@@ -34,7 +34,8 @@ Every function here takes and returns sympy :class:`~sympy.Poly` objects (or acc
 expression in ``x``, or a list of coefficients, highest degree first); the ring-level
 kernels (``egf_*``, ``cumulants_from_egf``) work on coefficient lists of a
 :class:`~freeprob.core.coefficients.CoefficientRing` with ``d`` an integer or a ring
-element (a symbol), and serve :mod:`freeprob.laws.finite`.
+element (a symbol).  The public entry point is :mod:`freeprob.finite`, which adds the
+real-rootedness checks and the expected characteristic polynomials of laws.
 
 Examples
 --------
