@@ -202,5 +202,8 @@ def test_cli_examples_and_errors(capsys, monkeypatch):
     assert "both have negative roots" in capsys.readouterr().err
     assert main(["finite", "add", "x**2 + x*foo(1)", "x**2 - 1"]) == 2
     assert "unknown function 'foo' at column 10" in capsys.readouterr().err
+    assert main(["finite", "add", "pushforward(Semicircle(0, 1), x**2)", "Semicircle(0, 1)",
+                 "--degree", "3"]) == 2
+    assert "no expected characteristic polynomial for Pushforward" in capsys.readouterr().err
     assert main(["finite", "add", "x**2 - t", "x**2 - 1", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["coefficients"] == ["1", "0", "-t - 1"]

@@ -18,7 +18,7 @@ import sympy as sp
 
 from freeprob.cli.expr import ExpressionError, parse_law, parse_value
 from freeprob.cli.files import DPS_ARG
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable
 
 __all__ = ["add_finite_command", "run_finite_command"]
 
@@ -120,8 +120,12 @@ def run_finite_command(args, out=None) -> int:
     command line prints)."""
     from freeprob.cli.work import compute
     out = out or sys.stdout
-    result = compute("freeprob finite", _result, args.operation, args.p, args.q, args.roots,
-                     args.degree, args.dps, not args.no_roots, args.cumulants, not args.no_check)
+    try:
+        result = compute("freeprob finite", _result, args.operation, args.p, args.q, args.roots,
+                         args.degree, args.dps, not args.no_roots, args.cumulants, not args.no_check)
+    except NotAvailable as exc:            # a law without an expected characteristic polynomial
+        print(f"freeprob: error: {exc}", file=sys.stderr)
+        return 2
     if args.format == "json":
         print(json.dumps(result, ensure_ascii=False), file=out)
         return 0
