@@ -23,8 +23,8 @@ factorization):
 
 If a step fails (roots closer than double precision can separate, values out of the
 double range), Arb's own certified isolation of all complex roots
-(``fmpq_poly.complex_roots``, much slower for large degrees) takes over.  Exact zero roots
-and linear factors give exact balls.
+(``fmpq_poly.complex_roots``, much slower for large degrees) takes over.  A root 0 is an exact
+ball; the root of a linear factor is one rounded division.
 
 Knows nothing of laws.  References: [BPR06]_, [GAU04]_, [JOH17]_ (:mod:`freeprob.references`).
 """
@@ -336,8 +336,8 @@ def real_roots(p, *, dps=15, ball=False) -> tuple:
         Correct significant digits of every root (1 to ``freeprob.laws.law.MAX_DPS``).
     ball : bool, default False
         Return :class:`~freeprob.numeric.balls.Ball` s (python-flint ``arb``) proven to contain
-        the roots, of relative radius at most ``10^−(dps+3)`` (an exact root, e.g. 0 or the
-        root of a linear factor, is an exact ball); else ``mpmath.mpf`` values rounded to
+        the roots, of relative radius at most ``10^−(dps+3)`` (a root 0 is an exact ball);
+        else ``mpmath.mpf`` values rounded to
         ``dps`` digits from those balls.
 
     Returns
