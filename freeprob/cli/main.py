@@ -27,6 +27,7 @@ from freeprob.laws import operations as ops
 from freeprob._interruptible import WorkerDied
 from freeprob._signals import interruption, sigterm_as_interrupt
 from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
+from freeprob.cli.finite_commands import add_finite_command, run_finite_command
 from freeprob.cli.law_commands import (
     LAW_COMMANDS,
     SEQUENCE_FORMATS,
@@ -673,6 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_command(sub)
     add_law_commands(sub)
     add_jacobi_command(sub)
+    add_finite_command(sub)
     p = sub.add_parser(
         "table",
         help="print moments and free/boolean/classical/monotone cumulants of a law",
@@ -726,6 +728,8 @@ def _main(argv):
             status = run_law_command(args)
         elif args.command in JACOBI_COMMANDS:
             status = run_jacobi_command(args)
+        elif args.command == "finite":
+            status = run_finite_command(args)
         else:
             table(args.law, args.order, args.dps, fmt=args.format)
             status = 0
