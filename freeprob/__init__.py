@@ -12,7 +12,8 @@ Quick start::
 The package is layered (docs/architecture.md): :mod:`freeprob.core` (exact algebra),
 :mod:`freeprob.numeric` (evaluation of a Cauchy equation), :mod:`freeprob.laws`,
 :mod:`freeprob.attention`, :mod:`freeprob.sampler` (numpy only),
-:mod:`freeprob.experiments` and :mod:`freeprob.cli`.  The names below are loaded on first
+:mod:`freeprob.experiments` and :mod:`freeprob.cli`; finite free probability (``⊞_d``,
+``⊠_d`` of polynomials) is :mod:`freeprob.finite`.  The names below are loaded on first
 use (PEP 562), so ``import freeprob.sampler`` does not import sympy or python-flint.
 
 Conventions: :mod:`freeprob.core.conventions`.  References: :mod:`freeprob.references`.

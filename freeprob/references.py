@@ -72,6 +72,17 @@ references page (docs/references.md) lists the same entries (a test checks both)
    University Press (2004).
 .. [BAR68] E. H. Bareiss, Sylvester's identity and multistep integer-preserving Gaussian
    elimination, Math. Comp. 22 (1968), 565–578.
+.. [MSS22] A. W. Marcus, D. A. Spielman, N. Srivastava, Finite free convolutions of
+   polynomials, Probab. Theory Related Fields 182 (2022), 807–848.
+.. [MAR21] A. W. Marcus, Polynomial convolutions and (finite) free probability,
+   arXiv:2108.07054 (2021).
+.. [AP18] O. Arizmendi, D. Perales, Cumulants for finite free convolution, J. Combin. Theory
+   Ser. A 155 (2018), 244–266.
+.. [AGP23] O. Arizmendi, J. Garza-Vargas, D. Perales, Finite free cumulants: multiplicative
+   convolutions, genus expansion and infinitesimal distributions, Trans. Amer. Math. Soc. 376
+   (2023), 4383–4420.
+.. [BPR06] S. Basu, R. Pollack, M.-F. Roy, *Algorithms in Real Algebraic Geometry*, 2nd ed.,
+   Springer (2006).
 """
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def _run_line(line, cwd):
 
 def test_every_command_has_an_example_and_a_test_that_runs_it():
     runs_here = {("table",), ("readout",), ("verify",), ("sweep",), ("sweep", "show"), ("sweep", "export"),
-                 ("explore",)}
+                 ("explore",), ("finite",)}      # finite: tests/test_finite.py
     law_like = {(c,) for c in LAW_COMMANDS + JACOBI_COMMANDS}           # their examples: test_cli_laws.py
     assert set(COMMANDS) == runs_here | law_like                         # a new command needs its test
     for cmd in COMMANDS:

@@ -97,16 +97,17 @@ def test_plane_trees_are_catalan():
 
 def test_variance_profile_law_vs_monte_carlo():
     """The equations (density), the trees (moments) and a sampled variance-profile matrix agree."""
-    from freeprob.attention.input_gram import _density_on_grid, variance_profile_moments
+    from freeprob.attention.input_gram import _Profile, profile_bound, variance_profile_moments
+    from freeprob.attention.input_gram_table import tabulate
     rows = (np.array([0.5, 1.5]), np.array([0.5, 0.5]))
     cols = (np.array([0.2, 1.0, 3.0]), np.array([0.3, 0.4, 0.3]))
     s, alpha = 0.4, 2.0
     mom = variance_profile_moments([float(np.sum(rows[1] * rows[0]**j)) for j in range(4)],
                                    [float(np.sum(cols[1] * cols[0]**j)) for j in range(4)], s, alpha, 3)
-    x, dens = _density_on_grid(rows, cols, s, alpha, 16.0, 1000, 1e-3)
-    # (the relative smoothing η = 10⁻³ x leaves Lorentzian tails: m2 is a few 10⁻³ high)
-    for k in (1, 2):
-        assert np.trapezoid(x**k * dens, x) == pytest.approx(mom[k - 1], rel=0.015)
+    tab = tabulate(_Profile(rows, cols, s, alpha), profile_bound(rows, cols, s, alpha), grid=300)
+    # no smoothing left (η = 10⁻¹⁰ of the scale): the density's moments are the trees' to 10⁻⁴
+    assert tab["moments"][1:4] == pytest.approx(mom, rel=1e-4)
+    assert abs(tab["mass"] - 1) < 1e-4
     rng = np.random.default_rng(8)
     n = 600
     c = np.repeat(rows[0], n // 2)
@@ -125,7 +126,8 @@ def test_input_gram_law_orthonormal_matches_exact_core():
     law = attention_law(arch)
     pts = r["x"][[80, 120, 160]]
     exact = np.array([float(v) for v in law.density(list(map(float, pts)), dps=15)])
-    assert np.allclose(r["density"][[80, 120, 160]], exact, rtol=0.02, atol=1e-3 * exact.max())
+    # no smoothing left: the density is the exact law's (it was 2 % with η = 2·10⁻³ x)
+    assert np.allclose(r["density"][[80, 120, 160]], exact, rtol=1e-7, atol=0)
     assert r["moments"][2] == pytest.approx(float(law.moments(2)[2]), rel=1e-9)
 
 
@@ -352,8 +354,7 @@ def test_beta_growth_names_the_bad_item(kw, match, tmp_path):
 
 @pytest.mark.parametrize("kw, match", [
     (dict(d=0), "d \\(input features\\)"), (dict(d=64.5), "d \\(input features\\)"),
-    (dict(grid=0), "grid must be"), (dict(points=1), "points must be"),
-    (dict(eta_rel=0), "eta_rel"), (dict(eta_rel=-1), "eta_rel"),
+    (dict(grid=0), "grid must be"), (dict(grid=19), "grid must be"), (dict(points=1), "points must be"),
     (dict(kind="gaussian", rank=4), "rank is for kind='lowrank'"),
 ])
 def test_input_gram_law_refuses_bad_discretisation(kw, match):

@@ -50,6 +50,18 @@ def test_time_to_loss_inverts_the_curve():
     assert float(gradient_flow_loss(HALF, t, dps=10)) == pytest.approx(0.6, abs=1e-7)
 
 
+def test_time_to_loss_at_a_tiny_eps_has_relative_digits():
+    # FreePoisson(2): no atom, density √((b−x)(x−a))/(2πx) on [(√2−1)², (√2+1)²]; at ε = 1e-12
+    # the root finder's absolute test passed at t = 64, where L = 3.7e-13 (issue 26); the
+    # closed-form density integrated by mpmath.quad gives L(t) = ε to the digits of t
+    t = time_to_loss(FreePoisson(2), 1e-12, dps=6)
+    with mpmath.workdps(30):
+        a, b, tt = (mpmath.sqrt(2) - 1) ** 2, (mpmath.sqrt(2) + 1) ** 2, mpmath.mpf(t)
+        loss = mpmath.quad(lambda x: mpmath.exp(-2 * tt * x) * mpmath.sqrt((b - x) * (x - a)) /
+                           (2 * mpmath.pi * x), [a, (a + b) / 2, b])
+    assert float(loss / mpmath.mpf("1e-12")) == pytest.approx(1, rel=1e-4)
+
+
 def test_mp_inverse_moment_closed_form():
     assert float(mp_integral(lambda x: 1 / x if x else 0)) == pytest.approx(1, rel=1e-12)
 

@@ -452,7 +452,12 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
                 done = set()
             if len(done) >= stop_after:
                 proc.send_signal(sig)
-                time.sleep(0.5)                             # the signal is pending in the run
+                # the run cannot store another cell while the lock is held: hold it until the
+                # run has ended or for 5 s, so that a loaded machine delivering the signal late
+                # cannot let the run finish every cell first
+                end = time.time() + 5
+                while proc.poll() is None and time.time() < end:
+                    time.sleep(0.05)
                 lock.execute("ROLLBACK")
                 break
             lock.execute("ROLLBACK")

@@ -26,7 +26,17 @@ equations of :mod:`freeprob.attention.input_gram_out`, reached through :func:`in
 With ``ν_X = δ_1`` these are the laws of :mod:`freeprob.attention.laws` (``t`` constant:
 the compound free Poisson equation of ``ρ = law of d + s``).  ``ν_X ⊠ MP(1/c)`` is
 computed by the exact core (:func:`freeprob.laws.operations.free_mul`) when ``ν_X`` is an
-exact law, else by the same equations (``s = 0``, ``α = c``, ``ν_D = δ_1``).
+exact law, else by the same equations (``s = 0``, ``α = c``, ``ν_D = δ_1``), tabulated by
+:func:`freeprob.attention.input_gram_table.tabulate` and checked against its exact
+plane-tree moments (so is ``ν_X`` of AR(1) tokens, ``Szegő ⊠ MP(n/d)``).
+
+Every law is tabulated by :func:`~freeprob.attention.input_gram_table.tabulate` (no
+smoothing: support, density and cdf at ``η = 10⁻¹⁰`` of the scale) and returned only when
+the moments of its tabulated distribution equal its plane-tree moments to
+:data:`~freeprob.attention.input_gram_table.MOMENT_RTOL` (issue 26: the AR(1) law printed
+``m_4 = 33.9`` while its own density integrated to 24 — a ``ν_D`` tabulated with a relative
+``η`` had Lorentzian tails out to 5 times its edge, which the trees counted and the density
+grid cut off; the law is now ``m_4 = 14.7``, GE_X samples ``14.8 ± 2.4`` at ``n = 512``).
 
 Moments (second route): ``m_k = Σ_T α^{1−#rows(T)} E Π_{edges (a,b)} (c_a d_b + s)`` over
 plane trees ``T`` with ``k`` edges rooted at a row vertex (rows at even depth), the ``c``
@@ -37,6 +47,7 @@ derivations/input_gram.py (both routes).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -130,77 +141,121 @@ def variance_profile_stieltjes(z, rows, cols, s, alpha, *, tol=1e-12, max_iter=2
     z = np.atleast_1d(np.asarray(z, dtype=complex))
     if np.any(z.imag <= 0):
         raise FreeprobValueError("variance_profile_stieltjes: needs Im z > 0")
-    cx, cw = _measure(rows, "variance_profile_stieltjes")
-    dx, dw = _measure(cols, "variance_profile_stieltjes")
-    if not (s >= 0 and alpha > 0):
-        raise FreeprobValueError("variance_profile_stieltjes: needs s ≥ 0 and alpha > 0")
-    zz = z[:, None]
-    if start is None:
-        e0 = -np.sum(dw) / z
-        e1 = -np.sum(dw * dx) / z
-    else:
-        e0, e1 = (np.array(v, dtype=complex) for v in start)
+    solver = _Profile(rows, cols, s, alpha, tol=tol, max_iter=max_iter)
+    state = solver.start(z) if start is None else np.array(start, dtype=complex)
+    m, state, _ok = solver.solve(z, state)
+    return m, (state[0], state[1])
 
-    def step(e0, e1):
-        t = -1.0 / (zz * (1 + cx[None, :] * e1[:, None] + s * e0[:, None]))
-        zt2 = zz * t * t
-        d0, d1 = t @ cw, t @ (cw * cx)
-        # derivatives of (d0, d1) in (e0, e1)
-        a00, a01 = s * (zt2 @ cw), zt2 @ (cw * cx)
-        a10, a11 = s * (zt2 @ (cw * cx)), zt2 @ (cw * cx * cx)
-        tt = -1.0 / (zz * (1 + (dx[None, :] * d1[:, None] + s * d0[:, None]) / alpha))
-        ztt2 = zz * tt * tt / alpha
-        n0, n1 = tt @ dw, tt @ (dw * dx)
-        b00, b01 = s * (ztt2 @ dw), ztt2 @ (dw * dx)
-        b10, b11 = s * (ztt2 @ (dw * dx)), ztt2 @ (dw * dx * dx)
-        # Jacobian of T(e) = (n0, n1) by the chain rule
+
+class _Profile:
+    """The variance-profile equations (module docstring) as a solver for
+    :func:`freeprob.attention.input_gram_table.tabulate`: unknowns ``(δ̃_0, δ̃_1)`` per point,
+    Newton with the analytic Jacobian, iterating only on the points not yet converged."""
+
+    def __init__(self, rows, cols, s, alpha, *, tol=1e-11, max_iter=40):
+        self.cx, self.cw = _measure(rows, "variance_profile_stieltjes")
+        self.dx, self.dw = _measure(cols, "variance_profile_stieltjes")
+        if not (s >= 0 and alpha > 0):
+            raise FreeprobValueError("variance_profile_stieltjes: needs s ≥ 0 and alpha > 0")
+        self.s, self.alpha, self.tol, self.max_iter = float(s), float(alpha), tol, max_iter
+        cx, cw, dx, dw = self.cx, self.cw, self.dx, self.dw
+        self.rw = np.stack([cw, cw * cx, cw * cx * cx], axis=1)          # (Nx, 3): ∫ c^j
+        self.cwk = np.stack([dw, dw * dx, dw * dx * dx], axis=1)
+
+    def start(self, z):
+        return np.array([-np.sum(self.dw) / z, -np.sum(self.dw * self.dx) / z])
+
+    def _step(self, z, e0, e1):
+        s, alpha = self.s, self.alpha
+        zz = z[:, None]
+        t = -1.0 / (zz * (1 + self.cx[None, :] * e1[:, None] + s * e0[:, None]))
+        r = t @ self.rw                                    # ∫ t, ∫ c t, ∫ c² t
+        rt2 = (zz * t * t) @ self.rw                       # ∫ z t², ∫ c z t², ∫ c² z t²
+        d0, d1 = r[:, 0], r[:, 1]
+        a00, a01, a10, a11 = s * rt2[:, 0], rt2[:, 1], s * rt2[:, 1], rt2[:, 2]
+        tt = -1.0 / (zz * (1 + (self.dx[None, :] * d1[:, None] + s * d0[:, None]) / alpha))
+        n = tt @ self.cwk
+        nt2 = ((zz / alpha) * tt * tt) @ self.cwk
+        n0, n1 = n[:, 0], n[:, 1]
+        b00, b01, b10, b11 = s * nt2[:, 0], nt2[:, 1], s * nt2[:, 1], nt2[:, 2]
         j00, j01 = b00 * a00 + b01 * a10, b00 * a01 + b01 * a11
         j10, j11 = b10 * a00 + b11 * a10, b10 * a01 + b11 * a11
         return n0, n1, j00, j01, j10, j11
 
-    for _ in range(max_iter):
-        n0, n1, j00, j01, j10, j11 = step(e0, e1)
-        r0, r1 = n0 - e0, n1 - e1
-        diff = max(np.max(np.abs(r0)), np.max(np.abs(r1)))
-        if diff < tol:
-            break
-        # Newton on e − T(e) = 0: (I − J) Δ = T(e) − e
-        m00, m01, m10, m11 = 1 - j00, -j01, -j10, 1 - j11
-        det = m00 * m11 - m01 * m10
-        ok = np.abs(det) > 1e-14
-        det = np.where(ok, det, 1.0)
-        s0 = np.where(ok, (m11 * r0 - m01 * r1) / det, 0.5 * r0)
-        s1 = np.where(ok, (m00 * r1 - m10 * r0) / det, 0.5 * r1)
-        f0, f1 = e0 + s0, e1 + s1
-        bad = ~(np.isfinite(f0) & np.isfinite(f1)) | (f0.imag < 0) | (f1.imag < 0)
-        e0, e1 = np.where(bad, 0.5 * (e0 + n0), f0), np.where(bad, 0.5 * (e1 + n1), f1)
-    t = -1.0 / (zz * (1 + cx[None, :] * e1[:, None] + s * e0[:, None]))
-    return t @ cw, (e0, e1)
+    def solve(self, z, state, tol=None):
+        tol = self.tol if tol is None else tol
+        e0, e1 = (np.array(v, dtype=complex) for v in state)
+        act = np.arange(z.size)
+        ok = np.zeros(z.size, dtype=bool)
+        for _ in range(self.max_iter):
+            za, a0, a1 = z[act], e0[act], e1[act]
+            n0, n1, j00, j01, j10, j11 = self._step(za, a0, a1)
+            r0, r1 = n0 - a0, n1 - a1
+            keep = ~(np.maximum(np.abs(r0), np.abs(r1)) < tol * (np.abs(a0) + np.abs(a1) + 1e-300))
+            ok[act[~keep]] = True
+            if not np.any(keep):
+                break
+            act, a0, a1, r0, r1 = act[keep], a0[keep], a1[keep], r0[keep], r1[keep]
+            n0, n1 = n0[keep], n1[keep]
+            m00, m01, m10, m11 = 1 - j00[keep], -j01[keep], -j10[keep], 1 - j11[keep]
+            det = m00 * m11 - m01 * m10
+            inv = np.abs(det) > 1e-14
+            det = np.where(inv, det, 1.0)
+            f0 = a0 + np.where(inv, (m11 * r0 - m01 * r1) / det, 0.5 * r0)
+            f1 = a1 + np.where(inv, (m00 * r1 - m10 * r0) / det, 0.5 * r1)
+            # a step leaving the closed upper half-plane (beyond rounding) or overflowing: damped fixed point
+            bad = (~(np.isfinite(f0) & np.isfinite(f1)) | (f0.imag < -1e-8 * np.abs(f0))
+                   | (f1.imag < -1e-8 * np.abs(f1)))
+            e0[act] = np.where(bad, 0.5 * (a0 + n0), f0)
+            e1[act] = np.where(bad, 0.5 * (a1 + n1), f1)
+        zz = z[:, None]
+        t = -1.0 / (zz * (1 + self.cx[None, :] * e1[:, None] + self.s * e0[:, None]))
+        return t @ self.cw, np.array([e0, e1]), ok
 
 
-def _density_on_grid(rows, cols, s, alpha, upper, grid, eta_rel, atom0=0.0):
-    """Density of the variance-profile Gram on ``[0, upper]`` (nodes clustered at 0) by
-    continuation in ``η`` from ``upper`` down to ``eta_rel·upper``."""
-    u = (np.arange(grid) + 0.5) / grid
-    x = upper * u**2
-    eta_final = np.maximum(eta_rel * x, 1e-9 * upper)     # relative: resolves a hard edge at 0
-    state = None
-    for f in np.geomspace(1.0, 1e-9, 28):
-        eta = np.maximum(eta_final, f * upper)
-        m, state = variance_profile_stieltjes(x + 1j * eta, rows, cols, s, alpha, start=state,
-                                              tol=1e-10, max_iter=30)
-    dens = m.imag / np.pi - atom0 * eta_final / (np.pi * (x**2 + eta_final**2))
-    return x, np.clip(dens, 0.0, None)
+def profile_bound(rows, cols, s, alpha):
+    r"""A bound of the support of the variance-profile law (module docstring):
+    ``4 max(max_c c m_1(ν_D) + s, (max_d d m_1(ν_X) + s)/α)``, the norm bound
+    ``‖x‖ ≤ 2‖η(1)‖^{1/2}`` of an operator-valued semicircular element (Mingo & Speicher,
+    ch. 9) for the Hermitisation of ``Y/√N``, whose covariance map at 1 holds the row sums
+    ``c m_1(ν_D) + s`` and the column sums ``(d m_1(ν_X) + s)/α`` of the profile.
+
+    Raises ``FreeprobValueError`` for bad measures.  Source: as stated."""
+    cx, cw = _measure(rows, "profile_bound")
+    dx, dw = _measure(cols, "profile_bound")
+    m1x, m1d = float(np.sum(cw * cx)), float(np.sum(dw * dx))
+    return 4.0 * max(float(cx.max()) * m1d + s, (float(dx.max()) * m1x + s) / alpha) * 1.02
 
 
-def _to_measure(x, dens, atom0):
-    """A discrete measure from a density on nodes ``x`` and an atom at 0."""
-    dxs = np.gradient(x)
-    w = dens * dxs
-    w = w / w.sum() * (1 - atom0)
+def _top(moments, atom0):
+    """Where the search for the support starts: ``4 (m_6/(1 − atom0))^{1/6}`` (a law with a
+    square-root edge ``E`` has ``E < 2 (m_6/q)^{1/6}``; the search widens to the norm bound
+    when the density does not vanish there)."""
+    return 4.0 * (float(moments[6]) / (1.0 - atom0)) ** (1 / 6)
+
+
+def _moments_of(nu, order=6):
+    return [float(np.sum(nu[1] * nu[0] ** j)) for j in range(order + 1)]
+
+
+def _product_with_mp(rows, ratio, points, who):
+    r"""``ν ⊠ MP(1/ratio)`` as a discrete measure: the law of ``C^{1/2} H Hᵀ C^{1/2}/N``
+    (``C`` of law ``ν = rows``, ``H`` ``n × N``, ``N = ratio·n``), i.e. the variance profile
+    with rows ``ν``, one column class ``δ_1``, ``s = 0`` and ``α = ratio``, tabulated
+    (:func:`freeprob.attention.input_gram_table.tabulate`; ``points`` nodes per support
+    interval) with its atom ``1 − min(1 − ν({0}), ratio)`` at 0, and its moments checked
+    against the plane-tree moments (the exact ones of ``ν ⊠ MP``)."""
+    from freeprob.attention.input_gram_table import tabulate
+    cx, cw = _measure(rows, who)
+    cols = (np.array([1.0]), np.array([1.0]))
+    atom0 = max(0.0, 1.0 - min(1.0 - float(cw[cx == 0].sum()), ratio))
+    exact = [1.0] + variance_profile_moments(_moments_of(rows), [1.0] * 7, 0, ratio, 6)
+    tab = tabulate(_Profile(rows, cols, 0.0, ratio), profile_bound(rows, cols, 0.0, ratio), atom0=atom0,
+                   grid=points, top=_top(exact, atom0), moments=exact, who=who)
+    x, w = tab["x"], tab["weights"]
     if atom0 > 0:
-        return np.concatenate([[0.0], x]), np.concatenate([[atom0], w])
-    return x, w
+        x, w = np.concatenate([[0.0], x]), np.concatenate([[atom0], w])
+    return x, w / w.sum()
 
 
 def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, rank=None):
@@ -226,7 +281,9 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, 
     (points, weights)
         ``δ_1`` (orthonormal); ``MP(n/d)`` (gaussian, exact core); ``(1 − s) MP(n/d)``
         (lowrank: the ``r`` outliers have mass → 0, unless ``n`` and ``rank`` are given);
-        ``Szegő(f_ρ) ⊠ MP(n/d)`` (ar1, by the variance-profile equations with ``s = 0``).
+        ``Szegő(f_ρ) ⊠ MP(n/d)`` (ar1: the Szegő law at ``points`` equispaced
+        frequencies, then the variance-profile equations with ``s = 0``, tabulated and
+        checked as in :func:`score_measure`).
 
     Raises
     ------
@@ -261,13 +318,8 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, 
                                      f"got n={n!r}, rank={rank!r}")
         loc = spike * n / rank + 1 - spike                # (1 − r/n)(1 − s) + (r/n) loc = 1
         return np.append(x, loc), np.append(w * (1 - rank / n), rank / n)
-    sym = _szego_ar1(rho, points)
-    upper = float(sym[0].max()) * (1 + math.sqrt(ratio))**2 * 1.05
-    atom0 = max(0.0, 1 - 1 / ratio)
-    x, dens = _density_on_grid(sym, (np.array([1.0]), np.array([1.0])), 0.0, 1.0 / ratio, upper,
-                               points, 1e-3, atom0)
-    x, w = _to_measure(x, dens, atom0)
-    return x / float(np.sum(w * x)), w                     # exact mean one (Szegő: ∫f = 1; MP: mean 1)
+    x, w = _product_with_mp(_szego_ar1(rho, points), 1.0 / ratio, points, "input_gram_measure")
+    return x / float(np.sum(w * x)), w                     # mean one (Szegő: ∫f = 1; MP: mean 1)
 
 
 def score_measure(nu_x, ratio, theta2, *, kind=None, n_over_d=None, spike=0.5, points=1500):
@@ -276,7 +328,10 @@ def score_measure(nu_x, ratio, theta2, *, kind=None, n_over_d=None, spike=0.5, p
 
     For ``kind`` ``"orthonormal"``, ``"gaussian"`` or ``"lowrank"`` (with ``n_over_d``) the
     free product is taken by the exact core (``free_mul`` of Marchenko–Pastur laws), else
-    from ``nu_x`` by the variance-profile equations (``s = 0``, ``α = ratio``).
+    from ``nu_x`` by the variance-profile equations (``s = 0``, ``α = ratio``), tabulated
+    (``points`` nodes per support interval) with its moments checked against the exact
+    plane-tree moments of ``ν_X ⊠ MP`` (``FreeprobValueError`` beyond
+    :data:`~freeprob.attention.input_gram_table.MOMENT_RTOL`).
 
     Raises ``FreeprobValueError`` for ``ratio ≤ 0`` or ``theta2 < 0``.
     Source: theory.md §10.
@@ -300,14 +355,8 @@ def score_measure(nu_x, ratio, theta2, *, kind=None, n_over_d=None, spike=0.5, p
             base = free_mul(mx, base)
         x, w = discretise(base, points)
         return theta2 * x, w
-    cx, cw = _measure(nu_x, "score_measure")
-    atom0 = 1 - min(1 - float(cw[cx == 0].sum()), ratio)
-    upper = float(cx.max()) * (1 + math.sqrt(1 / ratio))**2 * 1.05
-    x, dens = _density_on_grid((cx, cw), (np.array([1.0]), np.array([1.0])), 0.0, ratio, upper, points,
-                               1e-3, max(atom0, 0.0))
-    x, w = _to_measure(x, dens, max(atom0, 0.0))
-    # exact mean: m1(ν_X ⊠ MP) = m1(ν_X)
-    return theta2 * x * float(np.sum(cw * cx)) / float(np.sum(w * x)), w
+    x, w = _product_with_mp(nu_x, ratio, points, "score_measure")
+    return theta2 * x, w
 
 
 def _plane_trees(k):
@@ -349,30 +398,43 @@ def variance_profile_moments(row_moments, col_moments, s, alpha, order):
     out = []
     for k in range(1, order + 1):
         total = 0
-        for parent in _plane_trees(k):
-            depth = [0] * len(parent)
-            for v in range(1, len(parent)):
-                depth[v] = depth[parent[v]] + 1
-            n_rows = sum(1 for dd in depth if dd % 2 == 0)
-            edges = list(range(1, len(parent)))            # edge v: (parent[v], v)
-            tree = 0
-            for mask in range(1 << k):
-                deg = [0] * len(parent)
-                for j, v in enumerate(edges):
-                    if mask >> j & 1:
-                        deg[v] += 1
-                        deg[parent[v]] += 1
-                term = s ** (k - bin(mask).count("1"))
-                for v, dd in enumerate(depth):
-                    term = term * (row_moments if dd % 2 == 0 else col_moments)[deg[v]]
-                tree = tree + term
-            total = total + tree * alpha ** (1 - n_rows)
+        for (rows, s_power, row_deg, col_deg), count in _tree_terms(k).items():
+            term = count * s ** s_power * alpha ** (1 - rows)
+            for j in row_deg:
+                term = term * row_moments[j]
+            for j in col_deg:
+                term = term * col_moments[j]
+            total = total + term
         out.append(total)
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _tree_terms(k):
+    """The terms of :func:`variance_profile_moments` at order ``k``, collected:
+    ``{(#rows, power of s, row degrees, column degrees): count}`` (degrees sorted, zeros
+    dropped: ``m_0 = 1``)."""
+    terms = {}
+    for parent in _plane_trees(k):
+        depth = [0] * len(parent)
+        for v in range(1, len(parent)):
+            depth[v] = depth[parent[v]] + 1
+        n_rows = sum(1 for dd in depth if dd % 2 == 0)
+        for mask in range(1 << k):
+            deg = [0] * len(parent)
+            for j, v in enumerate(range(1, len(parent))):     # edge v: (parent[v], v)
+                if mask >> j & 1:
+                    deg[v] += 1
+                    deg[parent[v]] += 1
+            key = (n_rows, k - bin(mask).count("1"),
+                   tuple(sorted(d for v, d in enumerate(deg) if d and depth[v] % 2 == 0)),
+                   tuple(sorted(d for v, d in enumerate(deg) if d and depth[v] % 2 == 1)))
+            terms[key] = terms.get(key, 0) + 1
+    return terms
+
+
 def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5, spike=0.5,
-                   points=400, grid=800, eta_rel=2e-3, d_v=None, d_o=None, rank=None):
+                   points=200, grid=400, d_v=None, d_o=None, rank=None, nu_x=None):
     r"""The limiting law of an attention object of the GE with general inputs, tabulated.
 
     Parameters
@@ -380,74 +442,83 @@ def input_gram_law(obj, *, n, heads, d_k, beta, kind="gaussian", d=None, rho=0.5
     obj : {"single", "concat", "sum", "head_out", "stack", "out"}
         The last three are delegated to
         :func:`freeprob.attention.input_gram_out.input_gram_output_law` (with ``d_v``,
-        ``d_o``: value and output widths, default ``d_k`` and ``n``; its dict has also
-        ``atom0``, the mass at 0, and ``cdf`` is then the continuous part only).
+        ``d_o``: value and output widths, default ``d_k`` and ``n``).
     n, heads, d_k : int ≥ 1
         Tokens, heads, key width (``c_K = d_K/n``, ``γ_K = h d_K/n``).
-    beta : float ≥ 0
+    beta : float > 0
     kind : input kind (:func:`input_gram_measure`); ``d`` the input width (``n/d``).
-    points, grid, eta_rel : discretisation of ``ν_X``, ``ν_D``; density nodes; ``η/upper``.
+    points, grid : int
+        Nodes per support interval of the tabulated ``ν_X``, ``ν_D`` (≥ 10); density nodes
+        of the law (≥ 20), shared among its support intervals.
     rank : int, optional
         ``kind="lowrank"``: keep the ``r = rank`` input outliers at this ``n``
         (:func:`input_gram_measure`; ``ν_D`` then by the equations, not the exact core).
         They carry ``m_2(C) ≈ s² n/r``, which grows with ``n``: without them the law misses
         the outliers that dominate W1 (theory.md §10).
+    nu_x : (points, weights), optional
+        Any input Gram law ``ν_X`` as a discrete measure (e.g. the eigenvalues of a Gram
+        with weights ``1/n``, :func:`freeprob.sampler.inputs.input_gram_spectrum`, the
+        inputs of :func:`freeprob.sampler.inputs.input_from_gram_spectrum`); replaces
+        ``kind``, ``d``, ``rho``, ``spike`` and ``rank`` (``ν_D`` by the equations).
 
     Returns
     -------
     dict
-        ``x`` (nodes), ``density``, ``cdf`` (at the nodes), ``moments`` (``m_0 … m_4``,
-        plane trees on the discretised measures; for head_out/stack/out by the Cauchy
-        integral of the transform), ``upper`` (grid end), ``alpha``.
+        ``x`` (density nodes), ``density`` (continuous part), ``knots`` and ``cdf`` (the
+        continuous part's cdf at the cell boundaries), ``support`` (intervals), ``atom0``
+        (the mass at 0), ``moments`` (``m_0 … m_4``: plane trees on ``ν_X``, ``ν_D`` for
+        single/concat/sum, the Cauchy integral of the transform for head_out/stack/out),
+        ``moment_error`` (the largest relative difference between ``moments`` and the
+        moments of the tabulated density and atom: at most
+        :data:`~freeprob.attention.input_gram_table.MOMENT_RTOL`, else the law is refused),
+        ``mass_defect`` (tabulated continuous mass + atom − 1, before renormalisation),
+        ``upper`` (the top of the support), ``alpha``.
 
     Raises
     ------
     FreeprobValueError
-        Unknown object or kind; bad sizes or ``beta``; ``d``, ``points`` or ``grid`` not
-        integers (≥ 1, ≥ 2); ``eta_rel`` outside (0, 1); ``rank`` with a kind other than
-        ``"lowrank"``.
+        Unknown object or kind; bad sizes, ``beta`` (at ``β = 0`` the GE vanishes: the law
+        is the point mass at 0) or ``nu_x``; ``d``, ``points`` or ``grid`` not integers
+        (≥ 1, ≥ 10, ≥ 20); ``rank`` with a kind other than ``"lowrank"``; the tabulated law
+        disagrees with its moments.
 
     Source: theory.md §10 (derivation; the single/concat/sum steps carry over from the
     paper's §C.1 with the variance-profile theorem in place of the compound Poisson law).
     """
+    from freeprob.attention.input_gram_table import law_result, tabulate
     if obj not in INPUT_LAW_OBJECTS:
         raise FreeprobValueError(f"input_gram_law: obj must be one of {INPUT_LAW_OBJECTS}; got {obj!r}")
     for name, v in (("n", n), ("heads", heads), ("d_k", d_k)):
-        if not isinstance(v, int) or v < 1:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise FreeprobValueError(f"input_gram_law: {name} must be an integer ≥ 1; got {v!r}")
-    if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
-        raise FreeprobValueError(f"input_gram_law: beta must be a finite number ≥ 0; got {beta!r}")
+    if isinstance(beta, bool) or not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta > 0):
+        raise FreeprobValueError(f"input_gram_law: beta must be a finite number > 0 (at beta = 0 the GE is "
+                                 f"zero); got {beta!r}")
     d = n if d is None else d
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         raise FreeprobValueError(f"input_gram_law: d (input features) must be an integer ≥ 1; got {d!r}")
-    for name, v in (("points", points), ("grid", grid)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 2:
-            raise FreeprobValueError(f"input_gram_law: {name} must be an integer ≥ 2; got {v!r}")
-    if isinstance(eta_rel, bool) or not isinstance(eta_rel, (int, float)) or not 0 < eta_rel < 1:
-        raise FreeprobValueError(f"input_gram_law: eta_rel must be a number in (0, 1); got {eta_rel!r}")
+    for name, v, low in (("points", points, 10), ("grid", grid, 20)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise FreeprobValueError(f"input_gram_law: {name} must be an integer ≥ {low}; got {v!r}")
     if rank is not None and kind != "lowrank":
         raise FreeprobValueError(f"input_gram_law: rank is for kind='lowrank' only; got rank={rank!r} with "
                                  f"kind={kind!r}")
     extra = dict(n=n, rank=rank) if (kind == "lowrank" and rank is not None) else {}
+    if nu_x is None:
+        nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
+        exact_kind = None if extra else kind
+    else:
+        nu_x, exact_kind = _measure(nu_x, "input_gram_law: nu_x"), None
     if obj in ("head_out", "stack", "out"):
         from freeprob.attention.input_gram_out import input_gram_output_law
-        nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
         return input_gram_output_law(obj, nu_x, n=n, heads=heads, d_k=d_k, beta=beta, d_v=d_v, d_o=d_o,
-                                     grid=grid, eta_rel=eta_rel)
-    theta2 = beta * beta
+                                     grid=grid)
+    theta2 = float(beta) ** 2
     s = math.expm1(theta2) - theta2
     ratio = d_k / n if obj != "sum" else heads * d_k / n
     alpha = float(heads) if obj == "concat" else 1.0
-    nu_x = input_gram_measure(kind, n / d, rho=rho, spike=spike, points=points, **extra)
-    nu_d = score_measure(nu_x, ratio, theta2, kind=None if extra else kind, n_over_d=n / d, spike=spike,
-                         points=points)
-    mom = variance_profile_moments([float(np.sum(nu_x[1] * nu_x[0]**j)) for j in range(7)],
-                                   [float(np.sum(nu_d[1] * nu_d[0]**j)) for j in range(7)], s, alpha, 6)
-    mx, md = float(nu_x[0].max()), float(nu_d[0].max())
-    # the norm bound, capped by 3 m6^{1/6} (≥ 1.6 × the edge of every Marchenko–Pastur law)
-    upper = min((mx * md + s) * (1 + 1 / math.sqrt(alpha))**2 * 1.1, 3 * mom[5]**(1 / 6)) + 1e-12
-    x, dens = _density_on_grid(nu_x, nu_d, s, alpha, upper, grid, eta_rel)
-    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(x))])
-    cdf = cdf + 2 * dens[0] * x[0]                 # ∫_0^{x0} of a x^{-1/2} hard edge
-    cdf = cdf / cdf[-1]
-    return dict(x=x, density=dens, cdf=cdf, moments=[1.0] + list(mom[:4]), upper=upper, alpha=alpha)
+    nu_d = score_measure(nu_x, ratio, theta2, kind=exact_kind, n_over_d=n / d, spike=spike, points=points)
+    mom = [1.0] + variance_profile_moments(_moments_of(nu_x), _moments_of(nu_d), s, alpha, 6)
+    tab = tabulate(_Profile(nu_x, nu_d, s, alpha), profile_bound(nu_x, nu_d, s, alpha), grid=grid,
+                   top=_top(mom, 0.0), moments=mom, who=f"input_gram_law({obj!r})")
+    return law_result(tab, mom, alpha)

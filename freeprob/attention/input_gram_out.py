@@ -47,6 +47,12 @@ With ``ν_X = δ_1`` these are the compound free Poisson laws of
 tests/test_input_gram_out.py).  Mean: ``m_1 = (p_e/n)(θ2 m_2(ν_X) + s)``, ``p_e = d_V, h d_V,
 d_O``: the values ``V = C^{1/2}F`` carry ``C`` a second time.
 
+Solved by Newton with the analytic Jacobian (:func:`_system`: with ``D = 1 + h c + τ g c²``
+every trace is ``∫ c^k/D``, every derivative ``∫ c^k/D²``), steps kept where ``δ̃_0``, ``δ̃_1``
+stay Stieltjes transforms (``Im δ̃_j ≥ 0``, ``Im z δ̃_j ≥ 0``); moments by the Cauchy
+integral on a circle outside the support; the law tabulated by
+:func:`freeprob.attention.input_gram_table.tabulate` and checked against those moments.
+
 Source: docs/theory.md §10; Hachem, Loubaton & Najim, Ann. Appl. Probab. 17 (2007); [THEORY]_ §10.
 """
 from __future__ import annotations
@@ -93,25 +99,56 @@ class _Params:
         return self.ratio_o - 1 + u / self.c_v if self.obj == "out" else 1.0
 
 
-def _residual(x, z, cx, cw, p):
-    """Residuals of the four equations at unknowns ``x = (δ̃_1, δ̃_0, u, τ)``, shape (4, M)."""
+def _weights(cx, cw):
+    """``cw · c^k`` for ``k = 0 … 4``, shape ``(N, 5)``: every integral over ``ν_X`` below."""
+    return np.stack([cw * cx**k for k in range(5)], axis=1)
+
+
+def _system(x, z, cx, w, p, jac=False):
+    r"""Residuals of the four equations at unknowns ``x = (δ̃_1, δ̃_0, u, τ)`` (shape (4, M)),
+    ``m(z) = b``, and with ``jac`` the analytic Jacobian (shape (4, 4, M)).
+
+    With ``a = ∫ c T``, ``b = ∫ T``, ``T = −1/(z(1 + δ̃_1 c + δ̃_0))``, ``g = u a′ β²``,
+    ``h = u b′ s`` the ``H``-level denominator is ``D = A_0(1 + τγ) = 1 + h c + τ g c²``
+    and every trace is ``I_k = ∫ c^k/D``: ``τ(1 + g I_2/c_K) = 1``, ``u = c_V − 1 + I_0``,
+    ``ψ_1 = β²τ I_2``, ``ψ_2 = s I_1`` (module docstring)."""
     e1, e0, u, tau = x
     zz = z[:, None]
     t = -1.0 / (zz * (1 + e1[:, None] * cx + e0[:, None]))
-    a, b = t @ (cw * cx), t @ cw
+    tw = t @ w[:, :3]
+    b, a = tw[:, 0], tw[:, 1]
     uo = p.u_o(u)
-    ap, bp = uo * a, uo * b
-    a0 = 1 + (u * bp * p.s)[:, None] * cx
-    gam = (u * ap * p.b2)[:, None] * cx * cx / a0
-    den = a0 * (1 + tau[:, None] * gam)
-    inv = 1.0 / den
-    r_tau = tau * (1 + ((gam * a0 * inv) @ cw) / p.c_k) - 1
-    phi0 = inv @ cw
-    r_u = u - (p.c_v - 1 + phi0)
-    psi1 = p.b2 * tau * (inv @ (cw * cx * cx))
-    psi2 = p.s * (inv @ (cw * cx))
+    g, h = u * uo * a * p.b2, u * uo * b * p.s
+    inv = 1.0 / (1 + h[:, None] * cx + (tau * g)[:, None] * (cx * cx))
+    i0, i1, i2 = (inv @ w[:, :3]).T
     f = -p.h_e * uo * u / z
-    return np.array([e1 - f * psi1, e0 - f * psi2, r_u, r_tau]), b
+    psi1, psi2 = p.b2 * tau * i2, p.s * i1
+    r = np.array([e1 - f * psi1, e0 - f * psi2, u - (p.c_v - 1 + i0), tau * (1 + g * i2 / p.c_k) - 1])
+    if not jac:
+        return r, b
+    zt2 = (zz * t * t) @ w[:, :3]                       # ∂T/∂δ̃_1 = z T² c, ∂T/∂δ̃_0 = z T²
+    # J_k = ∫ c^k/D²: ∂I_k/∂h = −J_{k+1}, ∂I_k/∂(τg) = −J_{k+2}
+    j1, j2, j3, j4 = ((inv * inv) @ w[:, 1:]).T
+    zero, one = np.zeros_like(z), np.ones_like(z)
+    d = lambda v1, v0, vu, vt: np.array([v1, v0, vu, vt])        # noqa: E731  (∂/∂(δ̃_1, δ̃_0, u, τ))
+    da, db = d(zt2[:, 2], zt2[:, 1], zero, zero), d(zt2[:, 1], zt2[:, 0], zero, zero)
+    duo = d(zero, zero, (one / p.c_v) if p.obj == "out" else zero, zero)
+    du, dt = d(zero, zero, one, zero), d(zero, zero, zero, one)
+    dg = p.b2 * (uo * a * du + u * a * duo + u * uo * da)
+    dh = p.s * (uo * b * du + u * b * duo + u * uo * db)
+    dG = g * dt + tau * dg
+    di0, di1, di2 = -j1 * dh - j2 * dG, -j2 * dh - j3 * dG, -j3 * dh - j4 * dG
+    df = -p.h_e * (duo * u + uo * du) / z
+    jm = np.array([d(one, zero, zero, zero) - (df * psi1 + f * p.b2 * (dt * i2 + tau * di2)),
+                   d(zero, one, zero, zero) - (df * psi2 + f * p.s * di1),
+                   du - di0,
+                   dt * (1 + g * i2 / p.c_k) + tau * (dg * i2 + g * di2) / p.c_k])
+    return r, b, jm
+
+
+def _residual(x, z, cx, cw, p):
+    """Residuals of the four equations at unknowns ``x = (δ̃_1, δ̃_0, u, τ)``, shape (4, M), and ``m(z)``."""
+    return _system(x, z, cx, _weights(cx, cw), p)
 
 
 def _start(z, cx, cw, p):
@@ -123,39 +160,45 @@ def _start(z, cx, cw, p):
     return np.array([f * p.b2 * m2, f * p.s, p.c_v * one, one])
 
 
+def _physical(x, z):
+    """``δ̃_0``, ``δ̃_1`` are Stieltjes transforms of positive measures on ``[0, ∞)`` (traces
+    of ``R_j`` against a resolvent): ``Im δ̃_j ≥ 0`` and ``Im z δ̃_j ≥ 0`` (up to rounding).
+    A Newton step that leaves this region is heading for an unphysical root."""
+    e = x[:2]
+    tol = -1e-9 * np.abs(e)
+    return np.all((e.imag >= tol) & ((z * e).imag >= tol * np.abs(z)), axis=0)
+
+
 def _newton(x, z, cx, cw, p, *, tol, max_iter):
-    """Damped Newton (Jacobian by complex finite differences: the equations are holomorphic),
-    iterating only on the points not yet converged."""
-    x = x.copy()
+    """Damped Newton with the analytic Jacobian of :func:`_system`, iterating only on the
+    points not yet converged (residual below ``tol`` relative to ``1 + |unknown|``)."""
+    x, w = x.copy(), _weights(cx, cw)
     act = np.arange(z.size)
+    ok = np.zeros(z.size, dtype=bool)
     for _ in range(max_iter):
         xa, za = x[:, act], z[act]
-        r, _b = _residual(xa, za, cx, cw, p)
-        norm = np.max(np.abs(r), axis=0)
+        with np.errstate(all="ignore"):
+            r, _b, jm = _system(xa, za, cx, w, p, jac=True)
+        norm = np.max(np.abs(r) / (1 + np.abs(xa)), axis=0)
         keep = ~(norm < tol)
+        ok[act[~keep]] = True
         if not np.any(keep):
             break
-        act, xa, za, r, norm = act[keep], xa[:, keep], za[keep], r[:, keep], norm[keep]
-        jac = np.empty((4, 4, za.size), dtype=complex)
-        for k in range(4):
-            step = 1e-7 * (1 + np.abs(xa[k]))
-            xk = xa.copy()
-            xk[k] = xk[k] + step
-            jac[:, k, :] = (_residual(xk, za, cx, cw, p)[0] - r) / step
+        act, xa, za, r, jm, norm = act[keep], xa[:, keep], za[keep], r[:, keep], jm[:, :, keep], norm[keep]
         with np.errstate(all="ignore"):
-            dx = np.linalg.solve(jac.transpose(2, 0, 1), -r.T[:, :, None])[:, :, 0].T
+            dx = np.linalg.solve(jm.transpose(2, 0, 1), -r.T[:, :, None])[:, :, 0].T
         dx = np.where(np.isfinite(dx), dx, 0.0)
         lam = np.ones(za.size)
-        for _ in range(6):                            # backtracking, point by point
+        for _ in range(8):        # backtracking, point by point: decrease the residual, stay physical
             xn = xa + lam * dx
             with np.errstate(all="ignore"):
-                rn = np.max(np.abs(_residual(xn, za, cx, cw, p)[0]), axis=0)
-            worse = ~(rn < norm)
+                rn = np.max(np.abs(_system(xn, za, cx, w, p)[0]) / (1 + np.abs(xa)), axis=0)
+            worse = ~(rn < norm) | ~_physical(xn, za)
             if not np.any(worse):
                 break
             lam = np.where(worse, lam / 2, lam)
         x[:, act] = np.where(np.isfinite(xn), xn, xa)
-    return x
+    return x, ok
 
 
 def _measure(m, who):
@@ -217,7 +260,7 @@ def output_gram_stieltjes(z, nu_x, *, obj, beta, c_k, c_v, heads=1, gamma_o=1.0,
     cx, cw = _check_measure(nu_x, "output_gram_stieltjes")
     p = _Params(obj, beta, c_k, c_v, heads, gamma_o)
     x = _start(z, cx, cw, p) if start is None else np.array(start, dtype=complex)
-    x = _newton(x, z, cx, cw, p, tol=tol, max_iter=max_iter)
+    x, _ok = _newton(x, z, cx, cw, p, tol=tol, max_iter=max_iter)
     return _residual(x, z, cx, cw, p)[1], x
 
 
@@ -225,7 +268,7 @@ def _solve_path(z_path, cx, cw, p, tol):
     """Continuation: solve along ``z_path`` (shape ``(L, M)``, ``|z|`` from large to small)."""
     x = _start(z_path[0], cx, cw, p)
     for z in z_path:
-        x = _newton(x, z, cx, cw, p, tol=tol, max_iter=40)
+        x, _ok = _newton(x, z, cx, cw, p, tol=tol, max_iter=40)
     r, b = _residual(x, z_path[-1], cx, cw, p)
     return b, x, float(np.max(np.abs(r)))
 
@@ -311,20 +354,25 @@ def _edge_bound(cx, p):
     return 2 * (cmax + 1) * r_norm * (1 + math.sqrt(max(p.p_over_n(), p.c_v))) ** 2 + 1e-12
 
 
-def _density(x, cx, cw, p, eta_final, upper, atom0):
-    """Density at the nodes ``x`` by continuation in ``η`` from ``upper`` down to ``eta_final``."""
-    state = None
-    for f in np.geomspace(1.0, 1e-9, 28):
-        eta = np.maximum(eta_final, f * upper)
-        z = x + 1j * eta
-        state = _start(z, cx, cw, p) if state is None else state
-        state = _newton(state, z, cx, cw, p, tol=1e-11, max_iter=12)
-    r, m = _residual(state, x + 1j * eta_final, cx, cw, p)
-    dens = m.imag / np.pi - atom0 * eta_final / (np.pi * (x**2 + eta_final**2))
-    return np.clip(dens, 0.0, None), float(np.max(np.abs(r)))
+class _Solver:
+    """The equations of one object as a solver for
+    :func:`freeprob.attention.input_gram_table.tabulate` (start, Newton from a state)."""
+
+    levels = 21                 # continuation steps in η (fewer let Newton leave the physical branch)
+
+    def __init__(self, cx, cw, p):
+        self.cx, self.cw, self.p = cx, cw, p
+
+    def start(self, z):
+        return _start(z, self.cx, self.cw, self.p)
+
+    def solve(self, z, state, tol=None):
+        x, ok = _newton(np.asarray(state, dtype=complex), z, self.cx, self.cw, self.p,
+                        tol=1e-12 if tol is None else tol, max_iter=40)
+        return _residual(x, z, self.cx, self.cw, self.p)[1], x, ok
 
 
-def input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_v=None, d_o=None, grid=800, eta_rel=2e-3):
+def input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_v=None, d_o=None, grid=400):
     r"""The limiting law of ``head_out``, ``stack`` or ``out`` of the GE with general inputs,
     tabulated (the analogue of :func:`freeprob.attention.input_gram.input_gram_law`).
 
@@ -336,29 +384,31 @@ def input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_v=None, d_o=None,
         through which :func:`freeprob.attention.input_gram.input_gram_law` calls this).
     n, heads, d_k : int ≥ 1
         Tokens, heads, key width (``c_K = d_K/n``).
-    beta : float ≥ 0
+    beta : float > 0
     d_v, d_o : int ≥ 1, optional
         Value and output widths (default ``d_k`` and ``n``).
-    grid, eta_rel : int ≥ 20, float in (0, 0.1)
-        Density nodes; ``η`` relative to ``x``.
+    grid : int ≥ 20
+        Density nodes (:func:`freeprob.attention.input_gram_table.tabulate`).
 
     Returns
     -------
     dict
-        ``x`` (density nodes on ``[0, upper]``, clustered at 0), ``density`` (of the
-        continuous part), ``cdf`` (continuous part at the nodes, ending at ``1 − atom0``),
-        ``atom0`` (``1 − min(1, p/n)``, ``p = d_V, h d_V, min(h d_V, d_O)``: the rank), ``moments``
-        (``m_0 … m_4`` by :func:`output_gram_moments`), ``upper``, ``mass_defect``
-        (continuous mass before renormalisation + atom − 1), ``residual`` (of the equations).
+        As :func:`freeprob.attention.input_gram.input_gram_law`: ``x``, ``density`` (of the
+        continuous part), ``knots`` and ``cdf`` (continuous part, ending at ``1 − atom0``),
+        ``support``, ``atom0`` (``1 − min(1, p/n)``, ``p = d_V, h d_V, min(h d_V, d_O)``: the
+        rank), ``moments`` (``m_0 … m_4`` by :func:`output_gram_moments`), ``moment_error``,
+        ``mass_defect`` (continuous mass before renormalisation + atom − 1), ``upper``,
+        ``alpha`` (``p/n``).
 
     Raises
     ------
     FreeprobValueError
-        Unknown object; bad ``nu_x``; sizes not integers ≥ 1; bad ``beta``, ``grid`` or
-        ``eta_rel``; the equations do not converge.
+        Unknown object; bad ``nu_x``; sizes not integers ≥ 1; bad ``beta`` (> 0) or
+        ``grid``; the equations do not converge; the tabulated law disagrees with its moments.
 
     Source: module docstring; theory.md §10.
     """
+    from freeprob.attention.input_gram_table import law_result, tabulate
     if obj not in OUTPUT_OBJECTS:
         raise FreeprobValueError(f"input_gram_output_law: obj must be one of {OUTPUT_OBJECTS}; got {obj!r}")
     d_v = d_k if d_v is None else d_v
@@ -366,40 +416,20 @@ def input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_v=None, d_o=None,
     for name, v in (("n", n), ("heads", heads), ("d_k", d_k), ("d_v", d_v), ("d_o", d_o)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise FreeprobValueError(f"input_gram_output_law: {name} must be an integer ≥ 1; got {v!r}")
-    if isinstance(beta, bool) or not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
-        raise FreeprobValueError(f"input_gram_output_law: beta must be a finite number ≥ 0; got {beta!r}")
+    if isinstance(beta, bool) or not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta > 0):
+        raise FreeprobValueError(f"input_gram_output_law: beta must be a finite number > 0 (at beta = 0 "
+                                 f"the GE is zero); got {beta!r}")
     if isinstance(grid, bool) or not isinstance(grid, int) or grid < 20:
         raise FreeprobValueError(f"input_gram_output_law: grid must be an integer ≥ 20; got {grid!r}")
-    if not (isinstance(eta_rel, (int, float)) and 0 < eta_rel < 0.1):
-        raise FreeprobValueError(f"input_gram_output_law: eta_rel must lie in (0, 0.1); got {eta_rel!r}")
     cx, cw = _check_measure(nu_x, "input_gram_output_law")
     kw = dict(obj=obj, beta=float(beta), c_k=d_k / n, c_v=d_v / n, heads=int(heads), gamma_o=d_o / n)
     p = _Params(**kw)
-    q = min(1.0, p.p_over_n())
-    atom0 = 1.0 - q
-    mom = output_gram_moments((cx, cw), order=6, **kw)
-    # a square-root edge E has E ≤ 2 (m_6/q)^{1/6}: a coarse pass locates it, a fine one tabulates
-    upper = 2.5 * (mom[5] / q) ** (1 / 6)
-    u = (np.arange(max(100, grid // 4)) + 0.5) / max(100, grid // 4)
-    xc = upper * u**2
-    dens, _ = _density(xc, cx, cw, p, np.maximum(eta_rel * xc, 1e-9 * upper), upper, atom0)
-    # the edge: where the coarse continuous cdf reaches all but 1e-5 of its mass (a threshold
-    # on the density would cut the tail when a hard edge at 0 makes the maximum large)
-    cc = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(xc))])
-    if cc[-1] > 0:
-        j = int(np.searchsorted(cc, (1 - 1e-5) * cc[-1]))
-        upper = min(upper, float(xc[min(j + 1, xc.size - 1)]) * 1.02)
-    u = (np.arange(grid) + 0.5) / grid
-    x = upper * u**2
-    dens, res = _density(x, cx, cw, p, np.maximum(eta_rel * x, 1e-9 * upper), upper, atom0)
-    if not res < 1e-6:
-        raise FreeprobValueError(f"input_gram_output_law: the equations did not converge (residual {res:.1e})")
-    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(x))])
-    cdf = cdf + dens[0] * x[0]
-    mass = float(cdf[-1])
-    cdf = cdf / mass * q
-    return dict(x=x, density=dens * q / mass, cdf=cdf, atom0=atom0, moments=[1.0] + list(mom[:4]),
-                upper=upper, mass_defect=mass + atom0 - 1.0, residual=res, alpha=p.p_over_n())
+    atom0 = 1.0 - min(1.0, p.p_over_n())
+    mom = [1.0] + list(output_gram_moments((cx, cw), order=6, **kw))
+    who = f"input_gram_output_law({obj!r})"
+    tab = tabulate(_Solver(cx, cw, p), float(_edge_bound(cx, p)), atom0=atom0, grid=grid,
+                   top=4.0 * (mom[6] / (1.0 - atom0)) ** (1 / 6), moments=mom, who=who)
+    return law_result(tab, mom, p.p_over_n())
 
 
 def output_gram_m2(nu_moments, *, obj, beta, c_k, c_v, heads=1, gamma_o=1.0):

@@ -472,7 +472,8 @@ def time_to_loss(law, eps, *, dps=None):
         Evaluation failed, or ``L(t)/L(0)`` is still above ``ε`` at ``t = 10⁶``.
 
     Method: quadrupling ``t`` until ``L(t) < ε``, then the Illinois (bracketing regula falsi)
-    root finder of ``mpmath.findroot`` on ``L(t) − ε`` with :func:`gradient_flow_loss`
+    root finder of ``mpmath.findroot`` on ``log L(t) − log ε`` (relative digits of ``L``,
+    whatever the size of ``ε``) with :func:`gradient_flow_loss`
     (density route) at ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is
     unique.
 
@@ -490,10 +491,19 @@ def time_to_loss(law, eps, *, dps=None):
         raise FreeprobValueError(f"{who}: the loss never goes below the plateau μ({{0}}) = "
                                  f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")
     work = dps + 5
-    f = lambda tt: _laplace(law, [tt], work, "density", who)[0] - e  # noqa: E731
+
+    def f(tt):
+        """``log L(tt) − log ε``: the root finder's value test (``|f| < tol``) is then
+        relative to ε, not absolute (at ``ε = 10^{-20}`` any ``t`` with ``L(t) < 10^{-17}``
+        passed it: ``t`` came out 256 for ``MarchenkoPastur(1/2)``, ``L(t) = 4·10^{-23}``)."""
+        v = _laplace(law, [tt], work, "density", who)[0]
+        if not v > 0:
+            raise PrecisionError(f"{who}: L(t) = {mpmath.nstr(v, 5)} at t = {mpmath.nstr(tt, 8)} "
+                                 "is not positive")
+        return mpmath.log(v) - mpmath.log(e)
     lo, hi = mpmath.mpf(0), mpmath.mpf(1)
     with mpmath.workdps(work):
-        flo, fhi = 1 - e, f(hi)                  # L(0) = 1
+        flo, fhi = -mpmath.log(e), f(hi)         # L(0) = 1
         while fhi > 0:
             lo, flo, hi = hi, fhi, 4 * hi
             if hi > 10 ** 6:

@@ -27,6 +27,7 @@ from freeprob.laws import operations as ops
 from freeprob._interruptible import WorkerDied
 from freeprob._signals import interruption, sigterm_as_interrupt
 from freeprob.cli.files import DPS_ARG, ORDER_ARG, STDOUT, bounded_int
+from freeprob.cli.finite_commands import add_finite_command, run_finite_command
 from freeprob.cli.law_commands import (
     LAW_COMMANDS,
     SEQUENCE_FORMATS,
@@ -83,7 +84,7 @@ MEASURED_TIMES = {
     "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
-    "explore --quick": ("4–19 min on 2 cores at load 9", "docs/guide/explore.md"),
+    "explore --quick": ("2.5–4.5 min on 2 cores at load 9–15", "docs/guide/explore.md"),
 }
 
 
@@ -676,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_command(sub)
     add_law_commands(sub)
     add_jacobi_command(sub)
+    add_finite_command(sub)
     p = sub.add_parser(
         "table",
         help="print moments and free/boolean/classical/monotone cumulants of a law",
@@ -729,6 +731,8 @@ def _main(argv):
             status = run_law_command(args)
         elif args.command in JACOBI_COMMANDS:
             status = run_jacobi_command(args)
+        elif args.command == "finite":
+            status = run_finite_command(args)
         else:
             table(args.law, args.order, args.dps, fmt=args.format)
             status = 0

@@ -30,6 +30,7 @@ cdf accuracy far below the distances being measured (checked: total mass ``= 1 �
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from freeprob._extras import require
@@ -167,10 +168,20 @@ class TabulatedLaw:
     support : list of (a, b)
     mass_defect : float
         ``continuous mass + Σ atoms − 1`` as tabulated.
+    flat_levels : list of (x0, x1, level, exact)
+        The law's cdf on its flat stretches ``[x0, x1)`` from
+        :meth:`~freeprob.laws.law.Law.flat_levels` (a law with several support intervals):
+        ``level`` a text, the exact rational ``"p/q"`` when ``exact``, else a decimal good to
+        ``10^{-30}``; what :meth:`quantile` decides with within :attr:`cdf_tolerance` of a
+        tabulated level.  Empty for one interval (the levels next to atoms come from their
+        masses) and for a table not built by :meth:`from_law`.
     """
 
+    #: digits of the flat levels stored by :meth:`from_law`
+    LEVEL_DPS = 30
+
     def __init__(self, nodes, cdf_nodes, atoms, moments, support, density_x, density_y,
-                 mass_defect=0.0, label=""):
+                 mass_defect=0.0, label="", flat_levels=()):
         self.nodes = np.asarray(nodes, dtype=float)
         self.cdf_nodes = np.asarray(cdf_nodes, dtype=float)
         if self.nodes.size > 1:     # edge-clustered nodes can coincide in float64: keep the last
@@ -183,6 +194,7 @@ class TabulatedLaw:
         self.density_y = np.asarray(density_y, dtype=float)
         self.mass_defect = float(mass_defect)
         self.label = label
+        self.flat_levels = [(float(x0), float(x1), str(lev), bool(ex)) for x0, x1, lev, ex in flat_levels]
         self._pchip = None
 
     # ------------------------------------------------------------------ construction
@@ -254,7 +266,8 @@ class TabulatedLaw:
         if not nodes:
             nodes, cdf, dx, dy = [np.zeros(0)], [np.zeros(0)], [np.zeros(0)], [np.zeros(0)]
         return cls(np.concatenate(nodes), np.concatenate(cdf), atoms, mom, support,
-                   np.concatenate(dx), np.concatenate(dy), defect, label)
+                   np.concatenate(dx), np.concatenate(dy), defect, label,
+                   _flat_levels(law, cls.LEVEL_DPS) if len(support) > 1 else ())
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
@@ -262,7 +275,8 @@ class TabulatedLaw:
         return dict(nodes=self.nodes.tolist(), cdf_nodes=self.cdf_nodes.tolist(),
                     atoms=self.atoms.tolist(), moments=self.moments.tolist(), support=self.support,
                     density_x=self.density_x.tolist(), density_y=self.density_y.tolist(),
-                    mass_defect=self.mass_defect, label=self.label)
+                    mass_defect=self.mass_defect, label=self.label,
+                    flat_levels=[list(t) for t in self.flat_levels])
 
     @classmethod
     def from_dict(cls, data: dict) -> "TabulatedLaw":
@@ -330,15 +344,20 @@ class TabulatedLaw:
         ``F`` is inverted linearly on :meth:`fine_nodes`; an atom is returned for every
         ``p`` in its jump; ``Q(0)`` is the lowest point of the support or atom (exactly
         ``0.0`` when that is 0), ``Q(1)`` the highest.  Where ``F`` is flat (a gap between
-        support intervals, the stretch before or after an atom) ``Q`` is the left end
-        ``x₀``: every ``p`` in ``[F(x₀), F(x₀) + τ]``, ``τ`` = :attr:`cdf_tolerance`, at
-        the right end ``x₀`` of a support interval or at an atom (the highest excepted)
-        gives exactly ``x₀``, since the tabulated ``F(x₀)`` is only accurate to ``τ``.
+        support intervals, the stretch before or after an atom) ``Q`` is its left end ``x₀``
+        for ``p`` up to the level and its right end ``x₁`` (or past it) above: within
+        :attr:`cdf_tolerance` of the tabulated level, where the table cannot tell the two
+        sides apart, the side is decided against the law's own level (the atom masses when
+        only atoms lie below or above, else :attr:`flat_levels`).
 
         Raises
         ------
         FreeprobValueError
             ``p`` outside ``[0, 1]`` or NaN.
+        PrecisionError
+            A ``p`` within :attr:`cdf_tolerance` of a tabulated level that the table does
+            not know precisely (a table not built by :meth:`from_law`), or within
+            ``10^{-28}`` of a level known to 30 digits only.
         """
         p = np.asarray(p, dtype=float)
         if np.any((p < 0) | (p > 1)) or not np.all(np.isfinite(p)):
@@ -353,10 +372,61 @@ class TabulatedLaw:
         p0, p1, x0, x1 = pp[i - 1], pp[i], xx[i - 1], xx[i]
         frac = np.where(p1 > p0, (p - p0) / np.where(p1 > p0, p1 - p0, 1.0), 1.0)
         q = np.where(p1 <= p, x1, x0 + np.clip(frac, 0.0, 1.0) * (x1 - x0))
-        ends = np.unique(np.concatenate([[b for _, b in self.support], self.atom_locations]))[:-1]
-        for end, c in zip(ends, self.cdf(ends)):          # ascending: a later window wins
-            q = np.where((p >= c) & (p <= c + self.cdf_tolerance), end, q)
-        return np.where(p <= pp[0], xx[0], q)
+        q = np.where(p <= pp[0], xx[0], q)
+        tau = self.cdf_tolerance
+        for start, end, c, level in self._stretches():
+            near = np.abs(p - c) <= tau
+            if not np.any(near):
+                continue
+            if level is None and start == end:
+                q[near] = start         # an atom with the next support interval starting at it
+                continue
+            if level is None:
+                raise PrecisionError(
+                    f"TabulatedLaw.quantile: p = {p[near][0]!r} lies within {tau:.3g} of the tabulated "
+                    f"cdf level {c!r} of the flat stretch [{start!r}, {end!r}], which this table does "
+                    "not know precisely: the side (left end or past the right end) cannot be "
+                    "decided; tabulate the law with TabulatedLaw.from_law")
+            for k in np.flatnonzero(near):
+                side = _side(p[k], level)
+                if side is None:
+                    raise PrecisionError(
+                        f"TabulatedLaw.quantile: p = {p[k]!r} equals the level {level[0]} of the flat "
+                        f"stretch [{start!r}, {end!r}] to the 30 digits it is known to")
+                q[k] = start if side <= 0 else max(q[k], end)
+        return q
+
+    def _stretches(self):
+        """``(x0, x1, tabulated level, law's level)`` of each flat stretch ``[x0, x1)`` of
+        ``F`` (and ``x0 = x1``: an atom with a support interval starting at it, where the
+        table cannot tell the top of the jump from a point just past it): the law's level as
+        ``(text, exact)`` from :attr:`flat_levels`, or from the atom masses when only atoms
+        lie below (or above) the stretch, else ``None``."""
+        items = sorted([(a, b, False) for a, b in self.support] +
+                       [(x, x, True) for x in self.atom_locations], key=lambda t: (t[0], not t[2]))
+        out = []
+        top, below_atoms_only = None, True
+        for k, (a, b, is_atom) in enumerate(items):
+            if top is not None and a == top and not is_atom and items[k - 1][2]:
+                out.append((a, a, float(self.cdf(np.array([a]))[0]), None))
+            if top is not None and a > top:
+                rest = items[k:]
+                c = float(self.cdf(np.array([top]))[0])
+                level = None
+                for x0, x1, lev, ex in self.flat_levels:
+                    if math.isclose(x0, top, rel_tol=1e-9, abs_tol=1e-300) and \
+                            math.isclose(x1, a, rel_tol=1e-9, abs_tol=1e-300):
+                        level = (lev, ex)
+                if level is None and below_atoms_only:
+                    level = (_fraction_text(sum((_frac(m) for x, m in self.atoms if x <= top and m > 0),
+                                                _frac(0.0))), True)
+                elif level is None and all(r[2] for r in rest):
+                    level = (_fraction_text(1 - sum((_frac(m) for x, m in self.atoms if x >= a and m > 0),
+                                                    _frac(0.0))), True)
+                out.append((top, a, c, level))
+            below_atoms_only = below_atoms_only and is_atom
+            top = b if top is None else max(top, b)
+        return out
 
     def density(self, x):
         """The density of the continuous part, interpolated linearly from the tabulated
@@ -467,3 +537,44 @@ def law_distances(eigenvalues, law: TabulatedLaw):
                     h * (d0 * d0 + d1 * d1) / (2 * np.where(same, 1.0, np.abs(d0) + np.abs(d1))))
     w1 = float(np.sum(area))
     return dict(relW1=w1 / law.mean, KS=ks)
+
+
+def _frac(v):
+    """The exact value of a float, or of a text ``"p/q"`` or decimal, as a Fraction."""
+    return Fraction(v)
+
+
+def _fraction_text(f):
+    return f"{f.numerator}/{f.denominator}"
+
+
+def _side(p, level):
+    """Sign of ``p − level`` for the float ``p`` (its exact binary value) and a level
+    ``(text, exact)``; ``None`` when an inexact level (30 digits) is within ``10^{-28}``."""
+    text, exact = level
+    d = _frac(float(p)) - _frac(text)
+    if exact:
+        return (d > 0) - (d < 0)
+    if abs(d) <= _frac("1e-28"):
+        return None
+    return 1 if d > 0 else -1
+
+
+def _flat_levels(law, dps):
+    """:meth:`~freeprob.laws.law.Law.flat_levels` of ``law`` as ``(x0, x1, text, exact)``
+    rows for :attr:`TabulatedLaw.flat_levels` (exact rationals as ``"p/q"``, other exact
+    numbers and numeric levels as decimals to ``dps + 10`` and ``dps`` digits).  Called only
+    for several support intervals: a stretch next to atoms alone has its level from the
+    atom masses (:meth:`TabulatedLaw._stretches`)."""
+    import mpmath
+    import sympy as sp
+    out = []
+    for x0, x1, lev in law.flat_levels(dps=dps):
+        if isinstance(lev, sp.Rational):
+            text, exact = f"{lev.p}/{lev.q}", True
+        elif isinstance(lev, sp.Basic):
+            text, exact = str(sp.N(lev, dps + 10)), False
+        else:
+            text, exact = mpmath.nstr(lev, dps, min_fixed=-math.inf, max_fixed=math.inf), False
+        out.append((float(x0), float(x1), text, exact))
+    return out

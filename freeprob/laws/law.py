@@ -52,6 +52,7 @@ from freeprob.core.series import TruncatedSeries
 from freeprob.core.symbols import u as _u
 from freeprob.core.symbols import w as _w
 from freeprob.core.symbols import z as _z
+from freeprob.laws import closed_forms as _closed
 from freeprob.laws import jacobi as _jacobi
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 
@@ -557,8 +558,8 @@ class Law:
         if hit is None:
             # imported here: exact moments and cumulants need no numeric layer (CLI startup)
             from freeprob.numeric.cauchy import AlgebraicCauchy
-            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(),
-                                                             known_atoms=self._known_atoms())
+            hit = self._cache["evaluator"] = AlgebraicCauchy(
+                self.cauchy_equation(), known_atoms=self._known_atoms(), known_levels=self._known_levels)
         return hit
 
     def _known_atoms(self):
@@ -573,6 +574,10 @@ class Law:
         if not zm.is_number or zm.has(sp.Float) or not zm.is_real:
             return ()
         return ((sp.Integer(0), zm),)
+
+    def _known_levels(self):
+        """``((point, level), …)``: exact cdf values in flat stretches known from the structure."""
+        return ()
 
     _dps = staticmethod(dps_or_default)     # the one dps policy (freeprob.core.params)
 
@@ -655,24 +660,33 @@ class Law:
     @_no_raw_convergence_errors
     def quantile(self, p, *, dps=None, ball=False):
         r"""Quantile ``Q(p) = inf{x : cdf(x) ≥ p}`` (the generalized inverse, as scipy's
-        ``ppf``), for ``p`` in [0, 1].
+        ``ppf``), for ``p`` in [0, 1], to ``dps`` significant digits of ``x``.
 
-        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf (a gap
-        between support intervals, before or after an atom) the left end, exactly: ``p``
-        within ``10^{-dps}`` above the cdf value there counts as that value (the cdf is
-        computed to that accuracy).  ``p = 0`` gives the lowest point of the support or
-        atoms (exact ``0`` for a law whose support or an atom starts at 0).  Source:
-        :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
+        An atom is returned for every ``p`` in its jump; at a flat stretch of the cdf ``p``
+        equal to its level gives the left end, any ``p`` above it a point past the right end
+        (the side decided exactly, :meth:`flat_levels`, or from the level computed to below
+        ``|p − level|``, or refused).  Next to a support edge the digits are those of ``x``
+        (``quantile(1e-30)`` of the semicircle is ``−2 + 2.8e-20``).  ``p = 0`` gives the
+        lowest point (exact ``0`` where the support or an atom starts at 0); ``p`` is used
+        exactly.  Source: :meth:`freeprob.numeric.AlgebraicCauchy.quantile`.
 
         Raises
         ------
         FreeprobValueError
             ``p`` outside [0, 1]; bad ``dps``; free symbols.
         PrecisionError
-            The quadratures cannot be certified.
+            The quadratures cannot be certified, or ``p`` is within ``10^{-(2·dps + 25)}``
+            of the level of a flat stretch known only numerically.
         """
         dps = self._dps(dps, "quantile")
         return self._evaluator("quantile").quantile(p, dps=dps, ball=ball)
+
+    @_no_raw_convergence_errors
+    def flat_levels(self, *, dps=None):
+        r"""Flat stretches of the cdf, ``((x0, x1, level), …)``, ``cdf = level`` on ``[x0, x1)``, the
+        level exact where the structure gives it; raises as :meth:`quantile`.  Source:
+        :meth:`freeprob.numeric.AlgebraicCauchy.flat_levels`."""
+        return self._evaluator("flat_levels").flat_levels(dps=self._dps(dps, "flat_levels"))
 
     @_no_raw_convergence_errors
     def support(self, *, dps=None, ball=False):
@@ -720,52 +734,11 @@ class Law:
                 return ((sp.Integer(0), known),) if sign(known) == 1 else ()
         return ev.atoms(dps=dps)
 
-    # -- closed forms -----------------------------------------------------------------
-    def r_transform(self):
-        r"""Closed-form R-transform ``R(w)`` (sympy, in :data:`freeprob.core.symbols.w`).
-
-        Raises
-        ------
-        NotAvailable
-            If no closed form is known for this law (use :meth:`r_series`).
-        """
-        r = self._r_closed()
-        if r is None:
-            raise NotAvailable(f"{type(self).__name__}: no closed-form R-transform; use r_series(order)")
-        return r
-
-    def s_transform(self):
-        r"""Closed-form S-transform ``S(u)`` (sympy, in :data:`freeprob.core.symbols.u`).
-
-        Raises
-        ------
-        NotAvailable
-            If no closed form is known (use :meth:`s_series`).
-        """
-        s = self._s_closed()
-        if s is None:
-            raise NotAvailable(f"{type(self).__name__}: no closed-form S-transform; use s_series(order)")
-        return s
-
-    def chi_transform(self):
-        r"""Closed-form χ-transform ``χ(u) = S(u) u/(1+u)`` (from :meth:`s_transform`)."""
-        return sp.simplify(self.s_transform() * _u / (1 + _u))
-
-    def cauchy_transform(self):
-        r"""Closed-form Cauchy transform ``G(z) = ∫ dμ(x)/(z − x)`` (sympy, in ``z``).
-
-        Square roots are written so that the principal branch gives ``G(z) ~ 1/z``
-        for large real ``z``.
-
-        Raises
-        ------
-        NotAvailable
-            If no closed form is known (use :meth:`cauchy_series`).
-        """
-        g = self._cauchy_closed()
-        if g is None:
-            raise NotAvailable(f"{type(self).__name__}: no closed-form Cauchy transform; use cauchy_series(order)")
-        return g
+    # -- closed forms: freeprob.laws.closed_forms -------------------------------------
+    r_transform = _closed.r_transform
+    s_transform = _closed.s_transform
+    chi_transform = _closed.chi_transform
+    cauchy_transform = _closed.cauchy_transform
 
     # -- scalar sugar -----------------------------------------------------------------
     def __add__(self, other):

@@ -17,7 +17,7 @@ import sympy as sp
 
 from freeprob.core import cumulants as _cum
 from freeprob.core.params import as_exact, check, sign
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.laws.law import Law, register
 from freeprob.core.symbols import u, w, x, z
 
@@ -321,6 +321,9 @@ class Shift(Law):
             return sp.Integer(0)
         return None
 
+    def _known_levels(self):
+        return tuple((pt + self.a, lev) for pt, lev in self.law._known_levels())
+
 
 @register("shift")
 def shift(law, a) -> Law:
@@ -381,6 +384,13 @@ class Dilate(Law):
 
     def _zero_mass(self):
         return self.law._zero_mass()
+
+    def _known_levels(self):
+        # P(cX ≤ cx) = F(x) for c > 0, 1 − F(x) for c < 0 (x in a flat stretch: no atom)
+        sc = sign(self.c)
+        if sc not in (1, -1):
+            return ()
+        return tuple((self.c * pt, lev if sc == 1 else 1 - lev) for pt, lev in self.law._known_levels())
 
     def _infinitely_divisible(self):
         return self.law._infinitely_divisible()
@@ -583,6 +593,44 @@ class Mixture(Law):
 
     def _nonnegative(self):
         return True if all(law._nonnegative() is True for law in self.laws) else None
+
+    def _known_levels(self):
+        """The cdf in the gaps between the components' hulls (``[min, max]`` of support and
+        atoms, exact): the sum of the weights below; inside a component's own known flat
+        stretch away from the other hulls, that sum plus its weight times its level."""
+        parts = []
+        for law, wt in zip(self.laws, self.weights):
+            if sign(wt) == 0:
+                continue
+            hull = _hull(law)
+            if hull is None:
+                return ()
+            parts.append((hull, wt, law))
+        parts.sort(key=lambda t: float(sp.N(t[0][0], 30)))
+        out = []
+        for k, ((lo, hi), wt, law) in enumerate(parts):
+            below = sp.Add(*[w_ for (h, w_, _) in parts[:k]])
+            if k and all(sign(h[1] - lo) == -1 for h, _, _ in parts[:k]):   # a gap below
+                top = max((h[1] for h, _, _ in parts[:k]), key=lambda v: float(sp.N(v, 30)))
+                out.append(((top + lo) / 2, below))
+            others = [h for j, (h, _, _) in enumerate(parts) if j != k]
+            for pt, lev in law._known_levels():
+                if all(sign(pt - h[0]) == -1 or sign(pt - h[1]) == 1 for h in others):
+                    out.append((pt, below + wt * lev))
+        return tuple(out)
+
+
+def _hull(law):
+    """``(min, max)`` of the support and atoms of ``law``, exact sympy numbers, or ``None``
+    (numeric edges, unbounded support, no Cauchy equation, symbols)."""
+    try:
+        ends = [v for ab in law.support(dps=15) for v in ab] + [a for a, _ in law.atoms(dps=15)]
+    except (NotAvailable, PrecisionError, FreeprobValueError, NotImplementedError):
+        return None
+    if not ends or not all(isinstance(v, sp.Basic) and v.is_finite for v in ends):
+        return None
+    vals = [float(sp.N(v, 30)) for v in ends]
+    return ends[vals.index(min(vals))], ends[vals.index(max(vals))]
 
 
 def mixture(laws, weights=None) -> Law:  # noqa: D417

@@ -221,14 +221,24 @@ class _BoundaryValues:
         return out
 
     # -- path tracking --------------------------------------------------------------------
-    def _track(self, K, zf, t0, t1, g, rho, finish=None, h0=None):
-        """Continue the root ``g`` of ``P(·, zf(t0))`` to ``t = t1``."""
+    def _track(self, K, zf, t0, t1, g, rho, finish=None, h0=None, center=None):
+        """Continue the root ``g`` of ``P(·, zf(t0))`` to ``t = t1``.  ``center``: a
+        singular point (in the kernel's arithmetic) the path approaches, where roots may
+        escape like a power of the distance: steps there use the power-law predictor
+        (:func:`_power_step`)."""
         t, z = t0, zf(t0)
         A, dA = K.ev(z)
         if finish is not None:
             r = finish(z, g, rho, A, dA)
             if r is not None:
                 return r
+        if center is not None and abs(g) > 16 * rho:
+            # a start carried over from another kernel (doubles, a lower precision) is only
+            # as good as that kernel; where the root is large (near a pole-like point) its
+            # derivative, which the power-law predictor extrapolates, is sensitive to it
+            gp = K.newton(A, g, max(abs(g), rho), atol=rho * 2.0 ** -40)
+            if gp is not None and abs(gp - g) <= rho / 8:
+                g = gp
         h = (t1 - t0) if h0 is None else h0
         span = abs(t1 - t0)
         steps = 0
@@ -244,7 +254,8 @@ class _BoundaryValues:
             if not abs(dz) <= lim:
                 h /= 2
                 continue
-            pred = g + v * dz
+            power = _power_step(K, center, z, zn, g, v, rho) if center is not None else None
+            pred = g + v * dz if power is None else power[0]
             An, dAn = K.ev(zn)
             gn = K.newton(An, pred, max(abs(g), rho), atol=rho * 2.0 ** -40)
             if gn is None:
@@ -255,7 +266,10 @@ class _BoundaryValues:
             vn = K.dgdz(An, dAn, gn)
             # predictor error estimate (second-order term) and Newton correction, both
             # small against the separation at both ends
-            e2 = abs(vn - v) * abs(dz) / 2 if vn is not None else math.inf
+            if power is not None:
+                e2 = power[1](zn, gn, vn) if vn is not None else math.inf
+            else:
+                e2 = abs(vn - v) * abs(dz) / 2 if vn is not None else math.inf
             if not (abs(gn - pred) <= rn / 8 and e2 <= rn / 8 and e2 <= rho / 8):
                 h /= 2
                 continue
@@ -346,12 +360,12 @@ class _BoundaryValues:
         floor = t0 - (700 if not K.is_mp else 1.5 * mpmath.mp.prec + 60)
         return self._track(K, zf, t0, floor, g, rho, finish=self._land_fn(K, x, Ax, dAx), h0=-1)
 
-    def _march(self, K, x0, x1, sel, zf=None):
+    def _march(self, K, x0, x1, sel, zf=None, center=None):
         """Continue a selected boundary root along the real axis from ``x0`` to ``x1``
-        (or along ``zf(t)``, ``t`` from ``x0`` to ``x1``)."""
+        (or along ``zf(t)``, ``t`` from ``x0`` to ``x1``; ``center``: see :meth:`_track`)."""
         kind, g, rho = sel
         self._last = None
-        z, g1, rho1 = self._track(K, zf or (lambda t: t), x0, x1, g, rho)
+        z, g1, rho1 = self._track(K, zf or (lambda t: t), x0, x1, g, rho, center=center)
         if self._last is not None:
             A, c = self._last
         else:
@@ -641,3 +655,52 @@ class _BoundaryValues:
                 if abs(g - r) <= s / 8 and len(near) == mult[id(r)]:
                     return ("finite", r)
         raise _Fail("special point undecided")
+
+
+def _power_step(K, a, z, zn, g, v, rho):
+    """The power-law predictor of a tracking step from ``z`` to ``zn`` near the singular
+    point ``a`` where the root is large, or ``None`` (the linear predictor is used).
+
+    Where the leading coefficient of ``P`` vanishes at ``a`` without an atom, roots escape
+    like ``(z − a)^α`` (``α = −1/2`` at a fold of a pushforward) while two of them stay
+    ``O(1)`` apart: the linear predictor's second-order error ``|G''|·|dz|²/2`` then
+    grows like ``|G|·|dz/(z − a)|²`` against that separation, and the steps shrink without
+    end (thousands of steps at ``|z − a| = 10^{-10}``, none at ``10^{-20}``).  In the
+    coordinates ``(log(z − a), log G)`` the root is a line of slope ``α = G'(z)(z − a)/G``:
+    the predictor ``G·((zn − a)/(z − a))^α`` follows the leading power exactly, and its
+    error estimate (returned as a function of the landing point ``zn``, root ``gn`` and
+    derivative ``vn``) is the same two-point estimate of the second-order term in those
+    coordinates, ``|gn|·|α(zn) − α(z)|·|log((zn − a)/(z − a))|/2``.  Used when
+    ``|G| > 16ρ`` (``ρ`` the separation: the linear steps would be stiff) on paths that
+    approach ``a`` (the continuations next to a support edge, :class:`_Edge
+    <freeprob.numeric.quadrature._Edge>`; the step stays in a disk about ``z`` free of
+    singular points, so ``log(z − a)`` is analytic along it) and ``G`` far from 0 along
+    the step.  Not used on the paths from far up: there several sheets can follow the
+    same power (``z^{−2/3}`` times cube roots of unity next to the fold of ``x³``), which
+    the estimate in ``α`` does not tell apart, while the linear one does (by ``G'``).
+    Source: this project's design (issue 26: the cdf of ``x³ − x`` of the semicircle)."""
+    if not abs(g) > 16 * rho:
+        return None
+    u, un = z - a, zn - a
+    if not (abs(u) > 0 and abs(un) > 0):
+        return None
+    alpha = v * u / g
+    ratio = un / u
+    if isinstance(ratio, complex):
+        lr = cmath.log(ratio)
+        pred = g * cmath.exp(alpha * lr)
+    elif isinstance(ratio, flint.acb):
+        lr = ratio.log().mid()
+        pred = (g * (alpha * lr).exp()).mid()
+    else:
+        lr = mpmath.log(ratio)
+        pred = g * mpmath.exp(alpha * lr)
+    if not abs(pred - g) <= abs(g) / 2:
+        return None         # G may pass near 0 on the way: log G is not analytic there
+
+    def err(zn_, gn, vn):
+        """The second-order term of the power-law model over the step."""
+        if gn == 0:
+            return math.inf
+        return abs(gn) * abs(vn * un / gn - alpha) * abs(lr) / 2
+    return pred, err

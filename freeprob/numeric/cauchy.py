@@ -133,6 +133,15 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         continuing ``G`` to the atom.  Atoms not listed are found as usual.  An
         inconsistent entry raises :class:`~freeprob.errors.FreeprobValueError` when the
         atoms are first needed (:meth:`atoms`).
+    known_levels : sequence of (point, level), or a function returning one, optional
+        Values ``F(point) = level`` of the distribution function the caller knows exactly
+        (sympy numbers), at points inside a flat stretch of ``F`` (a gap between support
+        intervals or next to an atom), e.g. the weights of a mixture of laws with disjoint
+        supports.  A function is called once, when a quantile first needs a level.  Each
+        is checked, not trusted: the point must lie in a gap and the level agree with the
+        computed one within its error bound, else
+        :class:`~freeprob.errors.FreeprobValueError`; :meth:`quantile` then decides on
+        which side of that level ``p`` lies exactly.
 
     Raises
     ------
@@ -164,7 +173,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
     mpf('0.0')
     """
 
-    def __init__(self, poly, *, known_atoms=None):
+    def __init__(self, poly, *, known_atoms=None, known_levels=None):
         if not isinstance(poly, sp.Poly):
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a sympy Poly in the generators (G, z) of "
@@ -208,6 +217,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         self._cache = {}
         self._last = None
         self._known = self._check_known_atoms(known_atoms)
+        self._known_levels_arg = known_levels
 
     def __repr__(self):
         return f"AlgebraicCauchy({self.poly!r})"

@@ -36,53 +36,76 @@ class _CdfPieces:
     def _cdf(self, xe, dps):
         """``F(x)`` at the exact point ``xe`` to ``dps`` digits (see the public ``cdf``):
         the atoms ``≤ x`` plus the integrals of the density over the support pieces below
-        ``x`` (:meth:`_piece`).  Raises :class:`NotAvailable` for an unbounded support and
+        ``x`` (:meth:`_piece`).  The tolerance is relative to ``F(x)`` once known (a far left
+        tail is computed to ``dps`` significant digits, not to ``10^{-dps}``), and ``x`` is
+        compared with the support edges exactly (a point ``10^{-30}`` past an edge is not
+        that edge).  Raises :class:`NotAvailable` for an unbounded support and
         :class:`PrecisionError` when the summed error bounds exceed ``10^{-dps}·F(x)``."""
-        prec = _bits(dps + GUARD_DPS)
+        prec0 = _bits(dps + GUARD_DPS)
         sup = self.support(dps=dps + GUARD_DPS)
         ats = self.atoms(dps=dps + GUARD_DPS)
-        with mpmath.workprec(prec):
-            xn = mpmath.mpf(_to_mpf(xe, prec))
-            tol = mpmath.mpf(10) ** (-dps - 2)
-            for _ in range(2):
+        tol = mpmath.mpf(10) ** (-dps - 2)
+        for _ in range(8):
+            # bits for the tolerance (mpmath.quad works to the working epsilon: _quad_prec)
+            prec = max(prec0, int(-mpmath.log(tol, 2)) + 24)
+            with mpmath.workprec(prec):
                 total, err = mpmath.mpf(0), mpmath.mpf(0)
                 for loc, m in ats:
-                    ln = mpmath.mpf(_to_mpf(loc, prec)) if isinstance(loc, sp.Basic) else loc
-                    if ln < xn or (ln == xn and (not isinstance(loc, sp.Basic)
-                                                 or sp.simplify(loc - xe.expr) <= 0)):
+                    if self._compare(loc, xe, prec) <= 0:
                         total += mpmath.mpf(_to_mpf(m, prec)) if isinstance(m, sp.Basic) else m
                 for a, b in sup:
                     an = self._num(a, prec)
                     bn = self._num(b, prec)
                     if not mpmath.isfinite(an) or not mpmath.isfinite(bn):
                         raise NotAvailable("AlgebraicCauchy.cdf: unbounded support is not supported")
-                    if xn <= an:
+                    if self._compare(xe, a, prec) <= 0:
                         continue
-                    inside = xn < bn
+                    inside = self._compare(xe, b, prec) < 0
                     pieces = self._split(a, b, ats, prec)
                     for lo2, hi2 in pieces:
-                        if self._num(lo2, prec) >= xn:
+                        if self._compare(lo2, xe, prec) >= 0:
                             break
-                        if inside and xn < self._num(hi2, prec):
+                        if inside and self._compare(xe, hi2, prec) < 0:
                             # the piece holding x: from lo2 to x
                             v, e = self._piece(lo2, hi2, xe, prec, tol)
                         else:
                             v, e = self._piece(lo2, hi2, hi2, prec, tol)
                         total += v
                         err += e
-                bound = mpmath.mpf(10) ** (-dps) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                bound = mpmath.mpf(10) ** (-dps) * abs(total)
                 if err <= bound:
                     break
                 # a small value (left tail): the tolerance is relative to it, once known
-                new = mpmath.mpf(10) ** (-dps - 2) * max(abs(total), mpmath.mpf(10) ** (-dps))
+                new = mpmath.mpf(10) ** (-dps - 2) * abs(total)
                 if not new < tol / 4:
                     break
                 tol = new
-            if err > bound:
-                raise PrecisionError(
-                    f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}")
+        if err > bound:
+            raise PrecisionError(
+                f"AlgebraicCauchy.cdf: quadrature error {mpmath.nstr(err, 3)} exceeds 10^-{dps}·F(x) "
+                f"(F ≈ {mpmath.nstr(total, 3)})")
         with mpmath.workdps(dps):
             return +total
+
+    def _compare(self, u, v, prec):
+        """Sign of ``u − v`` for exact points (sympy numbers, :class:`_Pt`; mpf ends of laws
+        with irrational coefficients are taken as they are): at ``prec`` bits, then at
+        more bits while the two round alike, then exactly (sympy) for sympy numbers; ``0``
+        when nothing tells them apart."""
+        for wide in (prec, 4 * prec, 16 * prec):
+            with mpmath.workprec(wide):
+                un, vn = self._num(u, wide), self._num(v, wide)
+                if un != vn:
+                    return 1 if un > vn else -1
+        ue = u.expr if isinstance(u, _Pt) else u
+        ve = v.expr if isinstance(v, _Pt) else v
+        if isinstance(ue, sp.Basic) and isinstance(ve, sp.Basic):
+            d = sp.simplify(ue - ve)
+            if d.is_positive:
+                return 1
+            if d.is_negative:
+                return -1
+        return 0
 
     def _piece(self, lo, hi, t, prec, tol):
         """``(∫_lo^t density, error bound)`` for ``lo < t ≤ hi``, ``[lo, hi]`` one piece of

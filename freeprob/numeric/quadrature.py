@@ -26,6 +26,7 @@ import sympy as sp
 
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.cdfpieces import _CdfPieces
+from freeprob.numeric.inversion import _Inversion
 from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_mid_mpf
 from freeprob.numeric.balls import check_ball, shows_proven
 from freeprob.numeric.rootkernel import (
@@ -34,7 +35,6 @@ from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     _bits,
     _check_dps,
-    _bracketed_root,
     _density_from_fixed,
     _Fail,
     _Kernel,
@@ -50,7 +50,7 @@ from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 QUAD_GUARD_BITS = 16
 
 
-class _Quadrature(_CdfPieces):
+class _Quadrature(_CdfPieces, _Inversion):
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: :meth:`moments`,
     :meth:`expectation`, :meth:`cdf`, :meth:`quantile` and the integration behind them
     (the plain ``_cdf`` and its shared piece integrals: :mod:`freeprob.numeric.cdfpieces`)."""
@@ -276,46 +276,7 @@ class _Quadrature(_CdfPieces):
             raise FreeprobValueError(f"AlgebraicCauchy.quantile: `p` must be in [0, 1]; got {p!r}")
         if ball:
             return self._ball_quantile(pe, dps)
-        prec = _bits(dps + GUARD_DPS)
-        sup = self.support(dps=dps + GUARD_DPS)
-        ats = self.atoms(dps=dps + GUARD_DPS)
-        # ordered components: ("atom", loc, mass) and ("ac", lo, hi, mass)
-        comps = [("atom", loc, m) for loc, m in ats]
-        for a, b in sup:
-            for lo, hi in self._split(a, b, ats, prec):
-                comps.append(("ac", lo, hi, None))
-        with mpmath.workprec(prec):
-            comps.sort(key=lambda c: (self._num(c[1], prec), 0 if c[0] == "atom" else 1))
-            target = mpmath.mpf(_to_mpf(pe, prec))
-            if target == 0:
-                with mpmath.workdps(dps):
-                    return +self._num(comps[0][1], prec)
-            cum = mpmath.mpf(0)
-            last = None
-            tau = mpmath.mpf(10) ** (-dps)
-            for i, c in enumerate(comps):
-                # F at the end of this component is known to τ: p up to F + τ stops here
-                slack = tau if i + 1 < len(comps) else 0
-                if c[0] == "atom":
-                    mass = self._num(c[2], prec)
-                    if cum + mass + slack >= target:
-                        with mpmath.workdps(dps):
-                            return +self._num(c[1], prec)
-                    cum += mass
-                    last = self._num(c[1], prec)
-                    continue
-                mass, _ = self._piece(c[1], c[2], c[2], prec, mpmath.mpf(10) ** (-dps - 2))
-                if cum + mass > target:
-                    x = self._invert(c[1], c[2], target - cum, mass, prec, dps)
-                    with mpmath.workdps(dps):
-                        return +x
-                if cum + mass + slack >= target:
-                    with mpmath.workdps(dps):
-                        return +self._num(c[2], prec)
-                cum += mass
-                last = self._num(c[2], prec)
-            with mpmath.workdps(dps):
-                return +last
+        return self._plain_quantile(pe, dps)
 
     # -- quadrature ----------------------------------------------------------------------
     def _substitution(self):
@@ -336,11 +297,25 @@ class _Quadrature(_CdfPieces):
         ``a``), which is added to the error.  From an ordinary end: Gauss–Legendre in ``s``,
         on pieces graded toward the end when a singular point lies close beyond it
         (:meth:`_graded`)."""
-        with mpmath.workprec(prec):
-            an, bn = self._num(a, prec), self._num(b, prec)
+        # the half-lengths to the working precision even when b − a is far below |a|·2^-prec
+        # (a point next to an edge, as a quantile in the far tail asks): at the rounded
+        # ends they vanished, and the tail bound was then asked for a piece of length 0
+        wide = prec
+        for _ in range(64):
+            with mpmath.workprec(wide):
+                an, bn = self._num(a, wide), self._num(b, wide)
+                if not (an or bn) or bn - an > max(abs(an), abs(bn)) * mpmath.mpf(2) ** (prec - wide - 8):
+                    break
+            wide += prec
+        with mpmath.workprec(wide):
+            an, bn = self._num(a, wide), self._num(b, wide)
             mid = (an + bn) / 2
+            halves = (mid - an, bn - mid)
+        if not halves[0] > 0:
+            return mpmath.mpf(0), mpmath.mpf(0)
+        with mpmath.workprec(prec):
             total, err = mpmath.mpf(0), mpmath.mpf(0)
-            for base, sign, length in ((a, 1, mid - an), (b, -1, bn - mid)):
+            for base, sign, length in ((a, 1, +halves[0]), (b, -1, +halves[1])):
                 edge = self._edge(base, sign)
                 bw = self._num(base, prec)
                 if edge.special:
@@ -355,7 +330,7 @@ class _Quadrature(_CdfPieces):
                     err += bound * (1 if weight else max(abs(bw), abs(bw) + 2 * eps) ** power)
                 else:
                     wf = weight or (lambda x: x ** power)
-                    nodes = self._graded(bw, length)
+                    nodes = self._graded(self._num(base, wide), length, wide)
                     with mpmath.workprec(self._quad_prec(prec, tol, bw, length, power, weight)):
                         v, e = mpmath.quad(lambda t, e=edge, bw=bw, sg=sign:
                                            e.density(t, prec) * wf(bw + sg * t),
@@ -376,16 +351,18 @@ class _Quadrature(_CdfPieces):
         need = int(mpmath.log(ref / tol, 2)) + QUAD_GUARD_BITS if tol > 0 else prec
         return max(53, min(prec, need))
 
-    def _graded(self, bw, length):
+    def _graded(self, bw, length, prec=None):
         """Nodes ``0 = s_0 < s_1 < … = length`` in the distance from the ordinary end ``bw``:
         pieces of length ``δ, 2δ, 4δ, …``, ``δ`` the distance from ``bw`` to the nearest
         singular point (beyond ``bw``, or off the axis), so that each piece is at most as
         long as its distance to the singularity (geometric convergence of Gauss–Legendre
-        even when a special point lies just past the end)."""
-        K = self._mkernel(mpmath.mp.prec)
-        delta = self._sing_dist(K, bw)
+        even when a special point lies just past the end).  ``prec``: bits at which ``bw``
+        and the singular points are compared (default: the working precision)."""
+        prec = prec or mpmath.mp.prec
+        with mpmath.workprec(prec):
+            delta = +self._sing_dist(self._mkernel(prec), bw)
         nodes = [0 * length]
-        if not delta < length:
+        if not 0 < delta < length:
             return nodes + [length]
         w = delta
         while nodes[-1] + w < length and len(nodes) < 400:
@@ -454,24 +431,6 @@ class _Quadrature(_CdfPieces):
                 out += zip(pts, pts[1:])
         return out
 
-    def _invert(self, a, b, want, mass, prec, dps):
-        """Solve ``∫_a^x density = want`` on ``[a, b]`` (``0 < want < mass``, ``mass`` the
-        integral over ``[a, b]``) by the Illinois bracketing solver of ``mpmath.findroot``
-        (:func:`~freeprob.numeric.rootkernel._bracketed_root`), each value a quadrature
-        to ``10^{−dps−2}`` (:meth:`_piece`: from the nearest point integrated to before,
-        shared with :meth:`cdf`); the tolerance ``10^{−dps−2}`` is relative
-        to the size of the bracket ends.  Raises :class:`PrecisionError` without
-        convergence."""
-        lo, hi = self._num(a, prec), self._num(b, prec)
-        tol = mpmath.mpf(10) ** (-dps - 2)
-        scale = max(abs(lo), abs(hi))
-        f = (lambda x: self._piece(a, b, _real_point(x, "quantile"), prec, tol)[0] - want)
-        x = _bracketed_root(f, lo, hi, tol * min(1, scale) if scale else tol,
-                            known=((lo, -want), (hi, mass - want)))
-        if x is None or not lo <= x <= hi:
-            raise PrecisionError("AlgebraicCauchy.quantile: no convergence")
-        return x
-
 
 class _Edge:
     """Boundary values along the real axis on one side of a point ``base``, at
@@ -511,8 +470,10 @@ class _Edge:
                     # tolerance (cdf ran for minutes)
                     self.mass = m
                     atom_pt = _real_point(loc, "cdf")
+        self.mult = self._row_multiplicity(base) if self.special else 0
         self.nodes = {False: ([], []), True: ([], [])}    # is_mp -> (sorted log s, sels)
         self.values = {}
+        self.node_pts = {False: [], True: []}   # is_mp -> the exact point of each node
         self.shift_fail = -math.inf     # log s below which shifted doubles failed
         self.inner = None
         if self.mass and isinstance(self.mass, sp.Basic) and self.mass != 1:
@@ -525,8 +486,34 @@ class _Edge:
             self.inner = owner._deflated(_real_point(loc, "cdf"), m)._edge(base, sign)
             self.scale = 1 - m
 
+    def _row_multiplicity(self, base):
+        """The largest multiplicity of ``base`` as a root of a coefficient ``A_k(z)`` of
+        ``P`` (its leading coefficient at a fold of a pushforward: a double root).  At
+        ``base + s`` such a coefficient is ``O(s^m)`` while its terms are ``O(1)``: its
+        evaluation from the rows loses ``m·log2(1/s)`` bits more than ``base + s`` does,
+        and the roots it gives are wrong by far more than their separation unless the
+        working precision grows by as much (:meth:`_at`).  Numeric: the Taylor
+        coefficients of each row at ``base`` at 512 bits, those below ``2^{-200}`` of the
+        largest (``10^{-12}`` for an mpf base, known to its digits only) counted as 0."""
+        W = 512
+        with mpmath.workprec(W):
+            b = self.A._num(base, W)
+            rows, _ = self.A._coeff_tuples(W)
+            small = mpmath.mpf(2) ** -200 if isinstance(base, sp.Basic | _Pt) else mpmath.mpf(10) ** -12
+            best = 0
+            for r in rows:
+                c = _taylor([mpmath.mpf(v) for v in r], b)
+                top = max(abs(v) for v in c)
+                m = 0
+                while m < len(c) - 1 and abs(c[m]) <= small * top:
+                    m += 1
+                best = max(best, m)
+        return best
+
     def _at(self, s, prec):
         extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0
+        # a coefficient with an m-fold root at the base loses m·log2(1/s) more bits
+        extra += self.mult * max(0, -int(mpmath.mag(s)))
         wp = prec + extra + 8
         with mpmath.workprec(wp):
             x = self.A._num(self.base, wp) + self.sign * s
@@ -551,7 +538,7 @@ class _Edge:
             zf = (lambda t, t1=ls, xf=pt.xf: xf if t == t1 else bf + sg * math.exp(t))
             for j in nbs[:1]:
                 try:
-                    sel = A._march(K, keys[j], ls, sels[j], zf)
+                    sel = A._march(K, keys[j], ls, sels[j], zf, center=complex(bf))
                 except catch:
                     sel = None
             if sel is None:
@@ -565,20 +552,31 @@ class _Edge:
             tp = 64 + extra + 16
             fk, fs = self.nodes[False]
             fi = bisect.bisect_left(fk, ls)
-            cands = [(abs(keys[j] - ls), keys[j], sels[j]) for j in nbs[:1]]
-            cands += [(abs(fk[j] - ls), fk[j], fs[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
+            kp, fp_ = self.node_pts[not use_float], self.node_pts[False]
+            cands = [(abs(keys[j] - ls), keys[j], sels[j], kp[j]) for j in nbs[:1]]
+            cands += [(abs(fk[j] - ls), fk[j], fs[j], fp_[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
             with mpmath.workprec(tp):
                 K = A._mkernel(tp)
                 bw, sg = A._num(self.base, tp), self.sign
                 xw, lw = mpmath.mpf(pt.mpf(tp)), mpmath.log(s)
-                zf = (lambda t, t1=lw: xw if t == t1 else bw + sg * mpmath.exp(t))
-                for _, t0, nsel in sorted(cands, key=lambda c: c[0])[:1]:
+                for _, t0, nsel, p0 in sorted(cands, key=lambda c: c[0])[:1]:
                     nsel = (nsel[0], mpmath.mpc(nsel[1]), mpmath.mpf(nsel[2]))
-                    sel = self._march_acb(tp, bw, xw, float(t0), ls, nsel)
+                    # the path starts at the node's own point, not at base + sign·e^{t0} with
+                    # t0 its rounded log: next to a pole-like special point the root moves
+                    # by more than its separation over that rounding
+                    x0 = mpmath.mpf(p0.mpf(tp))
+                    sel = self._march_acb(tp, bw, xw, float(t0), ls, nsel, x0)
                     if sel is not None:
                         break
+                    t0w, t1w = mpmath.mpf(t0), lw
+                    if float(t0) == ls:     # the same rounded log s: along the segment instead
+                        t0w, t1w = mpmath.mpf(0), mpmath.mpf(1)
+                        zf = (lambda t, x0=x0: xw if t == 1 else x0 + t * (xw - x0))
+                    else:
+                        zf = (lambda t, t1=lw, t0w=t0w, x0=x0: xw if t == t1 else
+                              (x0 if t == t0w else bw + sg * mpmath.exp(t)))
                     try:
-                        sel = A._march(K, mpmath.mpf(t0), lw, nsel, zf)
+                        sel = A._march(K, t0w, t1w, nsel, zf, center=mpmath.mpc(bw))
                     except _Fail:
                         sel = None
                 if sel is None:
@@ -589,6 +587,7 @@ class _Edge:
         if sel is not None and sel[0] != "unsure":
             keys.insert(i, ls)
             sels.insert(i, sel)
+            self.node_pts[not use_float].insert(i, pt)
         return pt, sel, (extra + 16 if not use_float else 0, use_float)
 
     def _skernel(self):
@@ -651,7 +650,7 @@ class _Edge:
         try:
             start = (nsel[0], complex(nsel[1]), float(nsel[2]))
             zf = (lambda t, t1=ls: sg * wf if t == t1 else sg * math.exp(t))
-            return self.A._march(K, float(t0), ls, start, zf)
+            return self.A._march(K, float(t0), ls, start, zf, center=0j)
         except _Fail as exc:
             if "too close" in str(exc):
                 # the roots close in toward the edge: points nearer than e·s are not tried
@@ -661,10 +660,11 @@ class _Edge:
         except (OverflowError, ZeroDivisionError, ValueError):
             return None
 
-    def _march_acb(self, tp, bw, xw, t0, t1, nsel):
+    def _march_acb(self, tp, bw, xw, t0, t1, nsel, x0=None):
         """The root ``nsel = (kind, mpc g, mpf rho)`` at ``base + sign·e^{t0}`` continued
         along the axis to the exact point ``xw = base + sign·e^{t1}`` (``t0``, ``t1``
-        floats; the path ``bw + sign·e^t``, ``bw`` the base at ``tp`` bits) by
+        floats; the path ``bw + sign·e^t``, ``bw`` the base at ``tp`` bits, starting at the
+        node's own point ``x0`` (mpf) when given) by
         :meth:`AlgebraicCauchy._march` on the acb kernel at ``tp`` bits (the mpmath kernel's
         steps and tests, about ten times faster); ``(kind, mpc g, mpf rho)`` or ``None``
         when the continuation fails (the caller falls back to mpmath).  ``tp`` is rounded up
@@ -677,9 +677,17 @@ class _Edge:
         try:
             with flint_precision(flint.ctx.cap, tp):
                 bwa, xwa = _acb_exact(bw), _acb_exact(xw)
-                zf = (lambda t: xwa if t == t1 else (bwa + sg * flint.arb(math.exp(t))).mid())
+                x0a = _acb_exact(x0) if x0 is not None else None
+                if t0 == t1 and x0a is not None:
+                    # two points with the same rounded log s (a quadrature rule's nodes
+                    # crowd at its end): along the segment between them
+                    t0, t1 = 0.0, 1.0
+                    zf = (lambda t: xwa if t == 1.0 else (x0a + t * (xwa - x0a)).mid())
+                else:
+                    zf = (lambda t: xwa if t == t1 else (x0a if t == t0 and x0a is not None else
+                                                         (bwa + sg * flint.arb(math.exp(t))).mid()))
                 start = (nsel[0], _acb_exact(nsel[1]), flint.arb(_acb_exact(nsel[2]).real))
-                kind, g, rho = A._march(K, t0, t1, start, zf)
+                kind, g, rho = A._march(K, t0, t1, start, zf, center=bwa)
                 rho = mpmath.mpf(rho) if isinstance(rho, float | int) else _arb_mid_mpf(rho)
                 return kind, _acb_to_mpc(g), rho
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
@@ -750,7 +758,9 @@ class _Edge:
             if not is_mp and not e:
                 return None
             try:
-                z, g1, _ = A._track(K, lambda t: x + K.I * t, 0 * e, e, g, rho)
+                z, g1, _ = A._track(K, lambda t: x + K.I * t, 0 * e, e, g, rho,
+                                    center=mpmath.mpc(A._num(self.base, mpmath.mp.prec)) if is_mp
+                                    else complex(self.bf))
             except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                 return None
             gz = mpmath.mpc(g1)
@@ -768,7 +778,7 @@ class _Edge:
             return None
         x = self.sign * e
         try:
-            z, g1, _ = self.A._track(K, lambda t: x + 1j * t, 0.0, e, g, rho)
+            z, g1, _ = self.A._track(K, lambda t: x + 1j * t, 0.0, e, g, rho, center=0j)
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
             return None
         return 2.5 * mpmath.mpf(eps) * abs(mpmath.mpc(g1).imag)

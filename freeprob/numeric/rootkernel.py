@@ -278,18 +278,24 @@ def _newton(A, g, tol, scale, maxit=40, atol=0, mid=None):
 
     Stops when the correction is below ``tol·max(|g|, scale)`` or ``atol``, or when it
     stagnates at the rounding level of an ill-conditioned root (below ``√tol``).  ``mid``
-    (for python-flint balls: ``lambda v: v.mid()``) is applied to each iterate and
-    correction size; ``q == 0`` (for a ball: certainly zero) stops without a step."""
+    (for python-flint balls: ``lambda v: v.mid()``) is applied to each correction before
+    it is used and measured (the midpoint of ``|d|`` would count the radius of ``d``, which
+    at an ill-conditioned root far exceeds its midpoint) and to each iterate; ``q == 0``
+    (for a ball: certainly zero) stops without a step."""
     prev = None
     for i in range(maxit):
         p, q = _pvals(A, g)
         if q == 0:
             return None
         d = p / q
-        g = g - d
+        if mid is not None:
+            d = mid(d)
+            g = mid(g - d)
+        else:
+            g = g - d
         ad = abs(d)
         if mid is not None:
-            g, ad = mid(g), mid(ad)
+            ad = mid(ad)
         ref = max(abs(g), scale)
         if ad <= tol * ref or ad <= atol:
             return g
