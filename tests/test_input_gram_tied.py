@@ -19,7 +19,7 @@ LAWS = {"head_out": "head_output_law", "stack": "stacked_output_law", "out": "ou
 def test_orthonormal_inputs_give_the_tied_laws_of_section_3_4(obj):
     from freeprob import attention
     from freeprob.attention.input_gram_tied import key_gram_measure, tied_output_gram_m2, tied_output_gram_moments
-    nu_n = key_gram_measure(DELTA1, DK / N, kind="orthonormal", points=400)      # π_{c_K}, exact core
+    nu_n = key_gram_measure(DELTA1, DK / N, kind="orthonormal")      # π_{c_K}, exact core
     kw = dict(obj=obj, beta=0.7, c_k=DK / N, heads=H, gamma_o=0.5)
     got = tied_output_gram_moments(DELTA1, nu_n, order=5, **kw)
     arch = attention.Architecture.from_dimensions(n=N, heads=H, d_k=DK, d_v=DK, d_o=N // 2,
@@ -29,7 +29,7 @@ def test_orthonormal_inputs_give_the_tied_laws_of_section_3_4(obj):
     assert np.allclose(tied_output_gram_m2([1, 1, 1, 1], **kw), want[:2], rtol=1e-13, atol=0)
 
 
-@pytest.mark.parametrize("kind, d_over_n, rel", [("gaussian", 0.5, 1e-9), ("ar1", 2.0, 1e-3)])
+@pytest.mark.parametrize("kind, d_over_n, rel", [("gaussian", 0.5, 1e-9), ("ar1", 2.0, 1e-4)])
 def test_wick_m2_equals_the_equations(kind, d_over_n, rel):
     from freeprob.attention.input_gram import input_gram_measure
     from freeprob.attention.input_gram_tied import (key_gram_measure, key_gram_moments, tied_output_gram_m2,

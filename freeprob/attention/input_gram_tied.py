@@ -104,36 +104,6 @@ class _Params:
         return self.s * w
 
 
-def _silverstein(z, cx, cw, c_k, m):
-    """Newton on ``1 + m(z − ∫ c/(1 + c c_K m) dν_X) = 0`` (``m`` the Stieltjes transform of
-    ``W = HᵀCH/n``, ``d_K × d_K``), iterating on the points not yet converged; a step that
-    leaves the upper half-plane is halved (the branch with ``Im m > 0``)."""
-    m = m.copy()
-    act = np.arange(z.size)
-    for _ in range(30):
-        za, ma = z[act], m[act]
-        inv = 1 / (1 + c_k * ma[:, None] * cx)
-        g1 = _dot(inv, cw * cx)
-        f = 1 + ma * (za - g1)
-        keep = ~(np.abs(f) < 1e-14)
-        if not np.any(keep):
-            break
-        act, za, ma, inv, g1, f = act[keep], za[keep], ma[keep], inv[keep], g1[keep], f[keep]
-        fp = za - g1 + ma * c_k * _dot(inv * inv, cw * cx * cx)
-        with np.errstate(all="ignore"):
-            step = f / fp
-        step = np.where(np.isfinite(step), step, 0.0)
-        new = ma - step
-        for _ in range(8):
-            bad = new.imag < 0
-            if not np.any(bad):
-                break
-            step = np.where(bad, step / 2, step)
-            new = ma - step
-        m[act] = new
-    return m
-
-
 def _moments_from_cumulants(kappa):
     """Moments ``m_1 … m_K`` from free cumulants ``κ_1 … κ_K`` (floats):
     ``m_n = Σ_s κ_s [z^{n−s}] M(z)^s``, ``M = Σ_{k≥0} m_k z^k`` ([NS06]_ Lecture 11)."""
@@ -157,57 +127,23 @@ def key_gram_moments(nu_moments, c_k):
     return [c_k * v for v in _moments_from_cumulants(kappa)]
 
 
-def key_gram_measure(nu_x, c_k, *, kind=None, n_over_d=None, spike=0.5, points=1500):
+def key_gram_measure(nu_x, c_k, *, kind=None, n_over_d=None, spike=0.5, points=400):
     r"""``ν_n``: the law of the ``n × n`` matrix ``C^{1/2}HHᵀC^{1/2}/n`` (``H`` ``n × c_K n``
     iid ``N(0, 1)``), i.e. ``ν_X ⊠ π_{c_K}``, as a discrete measure ``(points, weights)``
-    (atom at 0 included).
+    (atom at 0 included): ``c_K`` times the column law of
+    :func:`freeprob.attention.input_gram.score_measure` at ``θ2 = 1`` (exact core for
+    ``kind`` orthonormal, gaussian or lowrank with ``n_over_d``; otherwise the tabulated
+    variance-profile law, its moments checked against the exact ones).
 
-    ``kind`` orthonormal, gaussian or lowrank (with ``n_over_d``): ``c_K`` times the exact-core
-    column law of :func:`freeprob.attention.input_gram.score_measure` (``θ2 = 1``).  Otherwise
-    from ``nu_x`` by the Silverstein equation of ``W = HᵀCH/n``,
-    ``m = −1/(z − ∫ c/(1 + c c_K m) dν_X)``, solved at ``η = 10⁻¹⁰·edge`` (continuation from
-    far up) on ``points`` uniform nodes up to the norm bound ``max ν_X (1 + √c_K)²``, then on
-    ``2 points`` over the support found (nodes clustered quadratically at its low end; the
-    mass set to ``min(1, c_K·ν_X(0, ∞))`` and the mean to ``c_K m_1(ν_X)``; the other moments
-    are within ``≈ 10⁻⁴`` relative of :func:`key_gram_moments` at ``points = 400``, measured
-    for AR(1) inputs); the weights are the density times ``c_K`` and the rest is
-    the atom at 0 (``r_j(0) = 0``: it carries nothing into the laws but the rank).
-
-    Raises ``FreeprobValueError`` for ``c_k ≤ 0``, ``points < 10`` or a bad ``nu_x``.
-    Source: Silverstein (1995), Marchenko–Pastur; theory.md §10."""
+    Raises ``FreeprobValueError`` for ``c_k ≤ 0`` or a bad ``nu_x``.
+    Source: Marchenko–Pastur–Silverstein; theory.md §10."""
     from freeprob.attention.input_gram import score_measure
     who = "key_gram_measure"
     if isinstance(c_k, bool) or not (isinstance(c_k, (int, float)) and math.isfinite(c_k) and c_k > 0):
         raise FreeprobValueError(f"{who}: c_k must be a finite number > 0; got {c_k!r}")
-    if isinstance(points, bool) or not isinstance(points, int) or points < 10:
-        raise FreeprobValueError(f"{who}: points must be an integer ≥ 10; got {points!r}")
     cx, cw = _measure(nu_x, f"{who}: nu_x")
-    if kind in ("orthonormal", "gaussian", "lowrank"):
-        x, w = score_measure((cx, cw), c_k, 1.0, kind=kind, n_over_d=n_over_d, spike=spike, points=points)
-        return c_k * np.asarray(x, dtype=float), np.asarray(w, dtype=float)
-    lo, hi = 0.0, float(cx.max()) * (1 + math.sqrt(c_k)) ** 2 * 1.02
-    for nodes in (points, 2 * points):                 # a pass to find the support, one to tabulate it
-        u = (np.arange(nodes) + 0.5) / nodes
-        x, dx = lo + (hi - lo) * u**2, (hi - lo) * 2 * u / nodes      # clustered at the low end
-        m = None
-        for eta in (hi - lo) * np.geomspace(1.0, 1e-10, 30):
-            z = x + 1j * eta
-            m = -1.0 / z if m is None else m
-            m = _silverstein(z, cx, cw, c_k, m)
-        w = np.clip(m.imag, 0.0, None) / np.pi * dx * c_k
-        on = np.nonzero(w > 1e-14 * w.max())[0]
-        if nodes == points:
-            lo, hi = max(0.0, float(x[max(on[0] - 2, 0)])), float(x[min(on[-1] + 2, nodes - 1)])
-    keep = w > 0
-    x, w = x[keep], w[keep]
-    rank = min(c_k * float(cw[cx > 0].sum()), 1.0)      # the mass of ν_n off 0
-    if not abs(float(w.sum()) / rank - 1) < 1e-2:
-        raise FreeprobValueError(f"{who}: the density has mass {float(w.sum()):.4f}, not {rank:.4f}: the equation "
-                                 "did not converge")
-    # the quadrature error (≈ 10⁻⁴ in the moments at 400 points, measured) out of the mass and the mean
-    w = w * rank / float(w.sum())
-    x = x * c_k * float(cw @ cx) / float(w @ x)
-    return np.concatenate([[0.0], x]), np.concatenate([[1.0 - rank], w])
+    x, w = score_measure((cx, cw), c_k, 1.0, kind=kind, n_over_d=n_over_d, spike=spike, points=points)
+    return c_k * np.asarray(x, dtype=float), np.asarray(w, dtype=float)
 
 
 def _dot(a, v):
@@ -241,16 +177,30 @@ def _start(z, nx, nw, p):
     return np.array([f * float(nw @ p.r1(nx)), f * float(nw @ p.r2(nx)), np.full(z.shape, uo, dtype=complex)])
 
 
+def _physical(x, z):
+    """``δ̃_1``, ``δ̃_0`` are (``u_O``-weighted) traces of ``r_j ≥ 0`` against a resolvent,
+    Stieltjes transforms of positive measures: ``Im δ̃_j ≥ 0`` and ``Im z δ̃_j ≥ 0`` up to
+    rounding; a Newton step leaving this region heads for an unphysical root (as
+    :mod:`freeprob.attention.input_gram_out`)."""
+    e = x[:2]
+    tol = -1e-9 * np.abs(e)
+    return np.all((e.imag >= tol) & ((z * e).imag >= tol * np.abs(z)), axis=0)
+
+
 def _newton(x, z, meas, p, *, tol, max_iter):
-    """Damped Newton (Jacobian by complex differences: the equations are holomorphic), on
-    the points not yet converged."""
+    """Damped Newton (Jacobian by complex differences: the equations are holomorphic) on the
+    points not yet converged (residual below ``tol`` relative to ``1 + |unknown|``); returns
+    the unknowns and the mask of converged points."""
     x = x.copy()
     act = np.arange(z.size)
+    ok = np.zeros(z.size, dtype=bool)
     for _ in range(max_iter):
         xa, za = x[:, act], z[act]
-        r, _b = _residual(xa, za, *meas, p)
-        norm = np.max(np.abs(r), axis=0)
+        with np.errstate(all="ignore"):
+            r, _b = _residual(xa, za, *meas, p)
+        norm = np.max(np.abs(r) / (1 + np.abs(xa)), axis=0)
         keep = ~(norm < tol)
+        ok[act[~keep]] = True
         if not np.any(keep):
             break
         act, xa, za, r, norm = act[keep], xa[:, keep], za[keep], r[:, keep], norm[keep]
@@ -259,21 +209,22 @@ def _newton(x, z, meas, p, *, tol, max_iter):
             step = 1e-7 * (1 + np.abs(xa[k]))
             xk = xa.copy()
             xk[k] = xk[k] + step
-            jac[:, k, :] = (_residual(xk, za, *meas, p)[0] - r) / step
+            with np.errstate(all="ignore"):
+                jac[:, k, :] = (_residual(xk, za, *meas, p)[0] - r) / step
         with np.errstate(all="ignore"):
             dx = np.linalg.solve(jac.transpose(2, 0, 1), -r.T[:, :, None])[:, :, 0].T
         dx = np.where(np.isfinite(dx), dx, 0.0)
         lam = np.ones(za.size)
-        for _ in range(6):                                    # backtracking, point by point
+        for _ in range(8):                  # backtracking, point by point: decrease the residual, stay physical
             xn = xa + lam * dx
             with np.errstate(all="ignore"):
-                rn = np.max(np.abs(_residual(xn, za, *meas, p)[0]), axis=0)
-            worse = ~(rn < norm)
+                rn = np.max(np.abs(_residual(xn, za, *meas, p)[0]) / (1 + np.abs(xa)), axis=0)
+            worse = ~(rn < norm) | ~_physical(xn, za)
             if not np.any(worse):
                 break
             lam = np.where(worse, lam / 2, lam)
         x[:, act] = np.where(np.isfinite(xn), xn, xa)
-    return x
+    return x, ok
 
 
 def _prepare(nu_x, nu_n, who, obj, beta, c_k, heads, gamma_o):
@@ -320,7 +271,7 @@ def tied_output_gram_stieltjes(z, nu_x, nu_n, *, obj, beta, c_k, heads=1, gamma_
         raise FreeprobValueError("tied_output_gram_stieltjes: z must be a 1-d array of finite numbers with Im z > 0")
     meas, p = _prepare(nu_x, nu_n, "tied_output_gram_stieltjes", obj, beta, c_k, heads, gamma_o)
     x = _start(z, meas[2], meas[3], p) if start is None else np.array(start, dtype=complex)
-    x = _newton(x, z, meas, p, tol=tol, max_iter=max_iter)
+    x, _ok = _newton(x, z, meas, p, tol=tol, max_iter=max_iter)
     return _residual(x, z, *meas, p)[1], x
 
 
@@ -329,7 +280,7 @@ def _circle_moments(radius, meas, p, order, nodes):
     path = radius * np.geomspace(1e4, 1.0, 25)[:, None] * np.exp(1j * th)[None, :]
     x = _start(path[0], meas[2], meas[3], p)
     for z in path:
-        x = _newton(x, z, meas, p, tol=1e-14, max_iter=40)
+        x, _ok = _newton(x, z, meas, p, tol=1e-14, max_iter=40)
     r, m = _residual(x, path[-1], *meas, p)
     res = float(np.max(np.abs(r)))
     if not res < 1e-10:
@@ -447,21 +398,29 @@ def tied_output_gram_m2(nu_moments, *, obj, beta, c_k, heads=1, gamma_o=1.0):
     return m1, m2
 
 
-def _density(x, meas, p, eta_final, upper, atom0):
-    state = None
-    for f in np.geomspace(1.0, 1e-9, 28):
-        z = x + 1j * np.maximum(eta_final, f * upper)
-        state = _start(z, meas[2], meas[3], p) if state is None else state
-        state = _newton(state, z, meas, p, tol=1e-11, max_iter=12)
-    r, m = _residual(state, x + 1j * eta_final, *meas, p)
-    dens = m.imag / np.pi - atom0 * eta_final / (np.pi * (x**2 + eta_final**2))
-    return np.clip(dens, 0.0, None), float(np.max(np.abs(r)))
+class _Solver:
+    """The tied equations of one object as a solver for
+    :func:`freeprob.attention.input_gram_table.tabulate` (start, Newton from a state)."""
+
+    levels = 21                 # continuation steps in η (as input_gram_out)
+
+    def __init__(self, meas, p):
+        self.meas, self.p = meas, p
+
+    def start(self, z):
+        return _start(z, self.meas[2], self.meas[3], self.p)
+
+    def solve(self, z, state, tol=None):
+        x, ok = _newton(np.asarray(state, dtype=complex), z, self.meas, self.p,
+                        tol=1e-12 if tol is None else tol, max_iter=40)
+        return _residual(x, z, *self.meas, self.p)[1], x, ok
 
 
-def tied_input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_o=None, nu_n=None, grid=800, eta_rel=2e-3,
-                               kind=None, n_over_d=None, spike=0.5, points=1500):
+def tied_input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_o=None, nu_n=None, grid=400, kind=None,
+                               n_over_d=None, spike=0.5, points=400):
     r"""The limiting law of the tied (``V_i = K_i``) ``head_out``, ``stack`` or ``out`` with
-    general inputs, tabulated (the dict of
+    general inputs, tabulated as one object by
+    :func:`freeprob.attention.input_gram_table.tabulate` (the dict of
     :func:`freeprob.attention.input_gram_out.input_gram_output_law`).
 
     Parameters
@@ -477,23 +436,26 @@ def tied_input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_o=None, nu_n
     nu_n : (points, weights), optional
         ``ν_X ⊠ π_{c_K}``; by default :func:`key_gram_measure` with ``kind``,
         ``n_over_d``, ``spike``, ``points``.
-    grid, eta_rel : int ≥ 20, float in (0, 0.1)
+    grid : int ≥ 20
+        Density nodes.
 
     Returns
     -------
     dict
-        ``x``, ``density`` (continuous part), ``cdf`` (continuous part, ending at
-        ``1 − atom0``), ``atom0`` (``1 −`` the rank over ``n``), ``moments`` (``m_0 … m_4``,
-        Cauchy integral), ``upper``, ``mass_defect``, ``residual``, ``alpha``.
+        ``x``, ``density`` (continuous part), ``knots`` and ``cdf`` (continuous part, ending
+        at ``1 − atom0``), ``support``, ``atom0`` (``1 −`` the rank over ``n``), ``moments``
+        (``m_0 … m_4`` by :func:`tied_output_gram_moments`), ``moment_error``,
+        ``mass_defect``, ``upper``, ``alpha`` (the rank over ``n``).
 
     Raises
     ------
     FreeprobValueError
-        Unknown object; bad measures, sizes, ``beta``, ``grid`` or ``eta_rel``; the
-        equations do not converge.
+        Unknown object; bad measures, sizes, ``beta`` or ``grid``; the equations do not
+        converge; the tabulated law disagrees with its moments.
 
     Source: module docstring; theory.md §10.
     """
+    from freeprob.attention.input_gram_table import law_result, tabulate
     who = "tied_input_gram_output_law"
     d_o = n if d_o is None else d_o
     for name, v in (("n", n), ("heads", heads), ("d_k", d_k), ("d_o", d_o)):
@@ -501,29 +463,13 @@ def tied_input_gram_output_law(obj, nu_x, *, n, heads, d_k, beta, d_o=None, nu_n
             raise FreeprobValueError(f"{who}: {name} must be an integer ≥ 1; got {v!r}")
     if isinstance(grid, bool) or not isinstance(grid, int) or grid < 20:
         raise FreeprobValueError(f"{who}: grid must be an integer ≥ 20; got {grid!r}")
-    if isinstance(eta_rel, bool) or not (isinstance(eta_rel, (int, float)) and 0 < eta_rel < 0.1):
-        raise FreeprobValueError(f"{who}: eta_rel must lie in (0, 0.1); got {eta_rel!r}")
     if nu_n is None:
         nu_n = key_gram_measure(nu_x, d_k / n, kind=kind, n_over_d=n_over_d, spike=spike, points=points)
     kw = dict(obj=obj, beta=beta, c_k=d_k / n, heads=int(heads), gamma_o=d_o / n)
     meas, p = _prepare(nu_x, nu_n, who, **kw)
     q = _rank(meas, p)
     atom0 = 1.0 - q
-    mom = tied_output_gram_moments(nu_x, nu_n, order=6, **kw)
-    upper = 2.5 * (mom[5] / q) ** (1 / 6)          # a square-root edge E has E ≤ 2 (m_6/q)^{1/6}
-    u = (np.arange(max(100, grid // 4)) + 0.5) / max(100, grid // 4)
-    xc = upper * u**2
-    dens, _ = _density(xc, meas, p, np.maximum(eta_rel * xc, 1e-9 * upper), upper, atom0)
-    cc = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(xc))])
-    if cc[-1] > 0:
-        j = int(np.searchsorted(cc, (1 - 1e-5) * cc[-1]))
-        upper = min(upper, float(xc[min(j + 1, xc.size - 1)]) * 1.02)
-    u = (np.arange(grid) + 0.5) / grid
-    x = upper * u**2
-    dens, res = _density(x, meas, p, np.maximum(eta_rel * x, 1e-9 * upper), upper, atom0)
-    if not res < 1e-6:
-        raise FreeprobValueError(f"{who}: the equations did not converge (residual {res:.1e})")
-    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(x))]) + dens[0] * x[0]
-    mass = float(cdf[-1])
-    return dict(x=x, density=dens * q / mass, cdf=cdf / mass * q, atom0=atom0, moments=[1.0] + list(mom[:4]),
-                upper=upper, mass_defect=mass + atom0 - 1.0, residual=res, alpha=q)
+    mom = [1.0] + list(tied_output_gram_moments(nu_x, nu_n, order=6, **kw))
+    tab = tabulate(_Solver(meas, p), float(_norm_bound(meas, p)), atom0=atom0, grid=grid,
+                   top=4.0 * (mom[6] / q) ** (1 / 6), moments=mom, who=f"{who}({obj!r})")
+    return law_result(tab, mom, q)

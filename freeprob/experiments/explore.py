@@ -126,11 +126,11 @@ def _tied_law_job(case, n, heads, d_k, beta):
     label, kind, d_ratio, opts = case
     d = max(1, int(round(d_ratio * n)))
     extra = dict(n=n, rank=opts["rank"]) if "rank" in opts else {}
-    nu_x = input_gram_measure(kind, n / d, rho=opts.get("rho", 0.5), spike=opts.get("spike", 0.5), points=400,
+    nu_x = input_gram_measure(kind, n / d, rho=opts.get("rho", 0.5), spike=opts.get("spike", 0.5), points=200,
                               **extra)
     r = tied_input_gram_output_law("out", nu_x, n=n, heads=heads, d_k=d_k, beta=float(beta),
                                    kind=None if extra else kind, n_over_d=n / d, spike=opts.get("spike", 0.5),
-                                   points=400)
+                                   points=200)          # as input_gram_law's (the GQA law's) ν_X
     return input_law_table(r).to_dict()
 
 
