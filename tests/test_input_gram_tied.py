@@ -29,6 +29,22 @@ def test_orthonormal_inputs_give_the_tied_laws_of_section_3_4(obj):
     assert np.allclose(tied_output_gram_m2([1, 1, 1, 1], **kw), want[:2], rtol=1e-13, atol=0)
 
 
+def test_orthonormal_inputs_give_the_tied_distribution():
+    """The tabulated tied out law (input_gram_table.tabulate) against the exact §3.4 law."""
+    from freeprob import attention
+    from freeprob.attention.input_gram_tied import key_gram_measure, tied_input_gram_output_law
+    from freeprob.experiments.compare import TabulatedLaw
+    from freeprob.experiments.explore import input_law_table
+    r = tied_input_gram_output_law("out", DELTA1, n=N, heads=H, d_k=DK, beta=0.5, grid=300,
+                                   nu_n=key_gram_measure(DELTA1, DK / N, kind="orthonormal"))
+    arch = attention.Architecture.from_dimensions(n=N, heads=H, d_k=DK, d_v=DK, d_o=N, scheme="tied").with_beta("1/2")
+    exact = TabulatedLaw.from_law(attention.output_law(arch), points=400)
+    assert r["atom0"] == pytest.approx(0.5)                                  # 1 − γ_K, γ_K = 1/2
+    xs = np.linspace(0, r["upper"], 400)
+    assert np.max(np.abs(input_law_table(r).cdf(xs) - exact.cdf(xs))) < 2e-4     # measured 2.9e-5
+    assert abs(r["mass_defect"]) < 2e-4                                       # measured 4.5e-5
+
+
 @pytest.mark.parametrize("kind, d_over_n, rel", [("gaussian", 0.5, 1e-9), ("ar1", 2.0, 1e-4)])
 def test_wick_m2_equals_the_equations(kind, d_over_n, rel):
     from freeprob.attention.input_gram import input_gram_measure

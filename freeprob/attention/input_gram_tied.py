@@ -1,5 +1,5 @@
 r"""Input-Gram laws of the **tied** layer ``V_i = K_i`` (``d_V = d_K``) with general inputs:
-``head_out``, ``stack`` and ``out`` (theory.md §10, "Tied values"; issue 28).
+``head_out``, ``stack`` and ``out`` (theory.md §10 items 5–6; issue 28).
 
 Model (theory.md §1, §10).  Inputs with Gram ``C = XXᵀ/d`` (limiting law ``ν_X``, mean one);
 ``Q_i = C^{1/2}G_i`` and ``K_i = V_i = C^{1/2}H_i`` in law (``G_i, H_i`` ``n × d_K`` iid
@@ -69,8 +69,8 @@ import numpy as np
 from freeprob.attention.input_gram_out import _measure
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["TIED_OBJECTS", "key_gram_measure", "key_gram_moments", "tied_output_gram_stieltjes", "tied_output_gram_moments",
-           "tied_output_gram_m2", "tied_input_gram_output_law"]
+__all__ = ["TIED_OBJECTS", "key_gram_measure", "key_gram_moments", "tied_output_gram_stieltjes",
+           "tied_output_gram_moments", "tied_output_gram_m2", "tied_input_gram_output_law"]
 
 #: objects of this module
 TIED_OBJECTS = ("head_out", "stack", "out")
@@ -302,12 +302,19 @@ def _rank(meas, p):
 
 
 def _norm_bound(meas, p):
-    """``‖Y‖² ≤ (‖C‖ r_1(‖W‖) + r_2(‖W‖))(1 + √(h_e c_K))²``-type bound, ``× (1 + √ratio)²`` for out."""
-    cmax, wmax = float(meas[0].max()), float(meas[2].max())
-    bound = (cmax * p.r1(wmax) + p.r2(wmax)) * p.h_e * (1 + 1 / math.sqrt(p.c_k)) ** 2
+    """A bound of the support: ``4 max(h_e(max c · ρ_1 + ρ_2), max_w (r_1(w) m_1(ν_X) + r_2(w)))``,
+    the norm bound ``‖x‖ ≤ 2‖η(1)‖^{1/2}`` of an operator-valued semicircular element (as
+    :func:`freeprob.attention.input_gram.profile_bound`) with the row sums
+    ``h_e ∫ (c r_1 + r_2) dν_n`` and the column sums ``r_1(w) m_1 + r_2(w)`` of the profile;
+    for out times ``‖W_O‖² ≤ (1 + √(γ_O/γ_K))²``."""
+    cx, cw, nx, nw = meas
+    rows = p.h_e * (float(cx.max()) * float(nw @ p.r1(nx)) + float(nw @ p.r2(nx)))
+    wmax = float(nx.max())
+    cols = p.r1(wmax) * float(cw @ cx) + p.r2(wmax)
+    bound = 4.0 * max(rows, cols) * 1.02
     if p.out:
-        bound *= (1 + math.sqrt(p.ratio_o)) ** 2 / p.h
-    return bound * 4 + 1e-12
+        bound *= (1 + math.sqrt(p.ratio_o)) ** 2
+    return bound + 1e-12
 
 
 def tied_output_gram_moments(nu_x, nu_n, *, obj, beta, c_k, heads=1, gamma_o=1.0, order=4, nodes=128,
