@@ -422,7 +422,7 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
     let the run store all its cells, summarise and exit 0 before the signal).  The lock is
     released after the signal: a cell the run was about to store is stored (at most one
     more), and the interrupt is raised right after."""
-    import signal  # noqa: F401
+    import signal
     import sqlite3
     import subprocess
     import sys
@@ -431,7 +431,10 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
     proc = subprocess.Popen(
         [sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY[0], "--n", "64", "--seeds", str(seeds),
          "--points", "200", "--no-progress", "--no-figures", "--workers", str(workers), "--out", str(db)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a test run started in the background of a non-interactive shell inherits an ignored
+        # SIGINT, and so would the run: give it the default disposition a terminal gives
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 240
     done = None
     while done is None:               # the store is created by the run: only read it until then
