@@ -600,7 +600,7 @@ class Law:
         return self._evaluator("cauchy").cauchy(z, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def density(self, x, *, dps=None, ball=False):
+    def density(self, x, *, dps=None, ball=False, rtol=None):
         r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
 
         ``x`` is a real number, or a sorted sequence of real numbers (evaluated together,
@@ -608,18 +608,24 @@ class Law:
 
         With ``ball=True``: python-flint ``arb`` balls that provably contain the density
         (an exact ``0`` outside the support), radius ``≤ 10^{-dps}·value``, midpoint the
-        plain value (:mod:`freeprob.numeric.enclosure`).
+        plain value (:mod:`freeprob.numeric.enclosure`).  With ``rtol`` (a sorted sequence
+        only; ``dps`` unused): floats, each to about that relative accuracy, for
+        tabulations (:meth:`freeprob.numeric.AlgebraicCauchy.density_float`).
 
         Raises
         ------
         FreeprobValueError
-            Complex ``x``; bad ``dps``; free symbols.
+            Complex ``x``; bad ``dps`` or ``rtol``; free symbols.
         PrecisionError
             The digits could not be certified (with ``ball=True``: the enclosure could not
             be made that narrow; the message gives the width reached).
         """
         dps = self._dps(dps, "density")
         ev = self._evaluator("density")
+        if rtol is not None:
+            if not isinstance(x, list | tuple) or ball is not False:
+                raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")
+            return ev.density_float(list(x), rtol=rtol)
         if isinstance(x, list | tuple):
             return ev.density_grid(list(x), dps=dps, ball=ball)
         return ev.density(x, dps=dps, ball=ball)

@@ -61,6 +61,9 @@ class _BoundaryValues:
             k = _Kernel(conv, dconv, _FLOAT_EPS, 1j, math.exp, math.log)
             k.series = [fl(c) for c in self._series()]
             k.is_mp = False
+            # for rounding-error bounds (density_float): |coefficients|, highest powers first
+            k.abs_desc = [[abs(c) for c in reversed(r)] for r in reversed(conv)]
+            k.horner_steps = len(conv) + max(len(r) for r in conv) + 2
             real, nonreal = self._singular_points()
             k.sigma = [complex(r) for r in self._special_floats()] + [complex(c) for c in nonreal]
             return k
@@ -466,15 +469,18 @@ class _BoundaryValues:
         tiny = not (1e-280 < abs(xf) < 1e280) and xf != 0 or (xf == 0 and pt.expr != 0)
         dist, _ = self._nearest_special_gap(xf)
         if tiny or dist <= 1e-12 * abs(xf):
-            near = min(self._special_points(), key=lambda p: abs(sp.N(p - pt.expr, 30)),
-                       default=None)
-            if near is None:
+            pts = self._special_points()
+            if not pts:
                 return 0, not tiny
-            d = abs(sp.N(pt.expr - near, 30))
-            ax = abs(sp.N(pt.expr, 30))
-            if d == 0 or ax == 0:
-                return 0, not tiny
-            ratio = float(sp.log(ax / d, 2).evalf(15))
+            # at 256 bits (sympy would round an mpf special point to a double first: the
+            # distance of a point within an ulp of it came out 0, i.e. "doubles suffice")
+            with mpmath.workprec(256):
+                x = mpmath.mpf(pt.mpf(256))
+                d = min(abs(x - (mpmath.mpf(_to_mpf(p, 256)) if isinstance(p, sp.Basic) else p))
+                        for p in pts)
+                if d == 0 or x == 0:
+                    return 0, not tiny
+                ratio = float(mpmath.log(abs(x) / d, 2))
             if ratio > 20:
                 return int(ratio) + 16, False
         return 0, not tiny

@@ -17,6 +17,7 @@ from freeprob.core.exactpoly import (
     _to_flint,
     flint_discriminant,
     frozen_field_terms,
+    mpoly_discriminant,
     norm_special_polynomials,
 )
 from freeprob.numeric.rootkernel import _SERIES_TERMS, _infinity_data, _num_real_roots, _sym_real_roots
@@ -74,7 +75,7 @@ class _ExactData:
             if fl is not None:      # FLINT: the same polynomial as sympy's discriminant
                 ctx, f, ng = fl
                 try:
-                    return _from_flint_univariate(f.discriminant(ctx.names()[0]), 1, ng, _z,
+                    return _from_flint_univariate(mpoly_discriminant(f, 0, ng), 1, ng, _z,
                                                   self._P.domain)
                 except (ValueError, OverflowError):
                     pass
