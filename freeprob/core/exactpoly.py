@@ -272,6 +272,9 @@ def flint_context(exprs, gens):
     ``sqrt(t)``) nor non-zero.
     """
     exprs = [e if isinstance(e, sp.Poly) else sp.sympify(e) for e in exprs]
+    direct = _direct_context(exprs, gens)
+    if direct is not None:
+        return direct
     exprs, back, relations = freeze_constants(exprs)
     params = sorted(set().union(*[e.free_symbols for e in exprs]) - set(gens),
                     key=sp.default_sort_key)
@@ -292,6 +295,83 @@ def flint_context(exprs, gens):
             rel.append((ctx.names()[variables.index(s)],
                         to_flint(sp.Poly(m, *variables, domain=sp.QQ))))
     return FlintData(ctx, variables, [to_flint(p) for p in polys], back, rel)
+
+
+def _exp_exponent(c):
+    """``r`` for the constant ``e^r`` (``E`` or :class:`ExpConstant`), else ``None``."""
+    if c is sp.E:
+        return sp.Integer(1)
+    if isinstance(c, ExpConstant) and c.args[0].is_Rational:
+        return c.args[0]
+    return None
+
+
+def _direct_context(exprs, gens):
+    """:func:`flint_context` for Polys in (a subset of) ``gens`` over ℤ, ℚ or ℤ/ℚ[…] whose
+    ring generators are symbols (parameters) and constants ``e^r`` only: the same
+    :class:`FlintData` (the constants frozen to powers of ``T`` as by
+    :func:`freeze_constants`, the same variable order, the same integer polynomials), built
+    from the Polys' terms instead of through sympy expressions (which took most of the
+    time of an attention law's Cauchy equation); ``None`` for anything else."""
+    exps, params = set(), set()
+    for e in exprs:
+        if not isinstance(e, sp.Poly) or not set(e.gens) <= set(gens):
+            return None
+        d = e.domain
+        if d.is_ZZ or d.is_QQ:
+            continue
+        if not (d.is_PolynomialRing and (d.domain.is_ZZ or d.domain.is_QQ)):
+            return None
+        for c in d.symbols:
+            r = _exp_exponent(c)
+            if r is not None:
+                exps.add(r)
+            elif isinstance(c, sp.Symbol) and c not in gens:
+                params.add(c)
+            else:
+                return None
+    back, power = None, {}
+    if exps:
+        g = abs(functools.reduce(sp.gcd, sorted(exps)))
+        back = {_EXP_GEN: ExpConstant(g)}
+        power = {r: r / g for r in exps}
+        if any(not v.is_Integer for v in power.values()):     # (cannot happen: g divides r)
+            return None
+        params.add(_EXP_GEN)
+    variables = tuple(gens) + tuple(sorted(params, key=sp.default_sort_key))
+    index = {v: i for i, v in enumerate(variables)}
+    ctx = flint.fmpz_mpoly_ctx.get(tuple(f"v{i}" for i in range(len(variables))), "lex")
+    polys = []
+    for e in exprs:
+        gi = [index[g] for g in e.gens]
+        d = e.domain
+        terms = {}
+        if d.is_ZZ or d.is_QQ:
+            for m, c in e.rep.to_dict().items():
+                key = [0] * len(variables)
+                for i, k in zip(gi, m):
+                    key[i] = k
+                terms[tuple(key)] = d.to_sympy(c)
+        else:
+            slots = []
+            for c in d.symbols:
+                r = _exp_exponent(c)
+                slots.append((index[_EXP_GEN], int(power[r])) if r is not None else (index[c], 1))
+            for m, cpoly in e.rep.to_dict().items():
+                for pm, pc in cpoly.items():
+                    key = [0] * len(variables)
+                    for i, k in zip(gi, m):
+                        key[i] = k
+                    for (i, mult), k in zip(slots, pm):
+                        key[i] += mult * k
+                    key = tuple(key)
+                    terms[key] = terms.get(key, 0) + d.domain.to_sympy(pc)
+        terms = {k: sp.Rational(v) for k, v in terms.items() if v != 0}
+        if not terms:
+            return None
+        den = sp.ilcm(1, *[c.q for c in terms.values()])
+        polys.append(ctx.from_dict({k: int(c * den) for k, c in terms.items()}))
+    return FlintData(ctx, variables, polys, back, [])
 
 
 def from_flint(f, variables, gens, back=None):

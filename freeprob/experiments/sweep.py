@@ -52,8 +52,11 @@ from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
            "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
-           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor"]
+           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor", "TRANSIENT"]
 
+#: key of an ``"object"`` cell's result dict that is handed to ``on_result`` but never stored
+#: (e.g. a law's set-up for the main process, :mod:`freeprob.experiments.verify_laws`)
+TRANSIENT = "transient"
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
 CONNECT_TIMEOUT = 10
 #: seconds to wait for a first worker on a reachable scheduler
@@ -534,7 +537,8 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     desc : str
         Label of the bar.
     on_result : callable, optional
-        ``on_result(cell, result)`` after a cell is stored (in this process).
+        ``on_result(cell, result)`` after a cell is stored (in this process); the result of
+        an ``"object"`` cell still holds its :data:`TRANSIENT` entry, which is not stored.
 
     Returns
     -------
@@ -583,7 +587,8 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
             stats.failed[cell.key] = err
             return
         if cell.kind == "object":
-            store.put_object(cell.key, cell.params.get("object_kind", "object"), res)
+            kept = {k: v for k, v in res.items() if k != TRANSIENT} if isinstance(res, dict) else res
+            store.put_object(cell.key, cell.params.get("object_kind", "object"), kept)
         else:
             if not isinstance(res, dict) or "quantities" not in res:
                 stats.failed[cell.key] = (f"cell function returned {type(res).__name__}, not a dict with "

@@ -547,7 +547,7 @@ class Law:
         self.check_numeric(who)
         hit = self._cache.get("evaluator")
         if hit is None:
-            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(),
+            hit = self._cache["evaluator"] = AlgebraicCauchy(self.cauchy_equation(), irreducible=True,
                                                              known_atoms=self._known_atoms())
         return hit
 

@@ -14,13 +14,12 @@ import mpmath
 import sympy as sp
 
 from freeprob.numeric.balls import check_ball
+from freeprob.numeric.roots import _num_real_polyroots, _num_real_roots
 from freeprob.numeric.rootkernel import (
     _H,
     _bits,
     _check_dps,
     _Fail,
-    _num_real_polyroots,
-    _num_real_roots,
     _PoleKernel,
     _sym_real_roots,
     _to_mpf,

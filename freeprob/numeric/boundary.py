@@ -21,6 +21,7 @@ from mpmath import libmp
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.acbkernel import _AcbKernel
 from freeprob.numeric.precision import escalate
+from freeprob.numeric.roots import _num_real_roots, polyroots
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
     _MAX_STEPS,
@@ -32,7 +33,6 @@ from freeprob.numeric.rootkernel import (
     _fixed_mpc,
     _Kernel,
     _mp_close,
-    _num_real_roots,
     _polish,
     _root_error,
     _scaled_pair,
@@ -40,7 +40,6 @@ from freeprob.numeric.rootkernel import (
     _separation_pair,
     _taylor,
     _to_mpf,
-    polyroots,
 )
 from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G
@@ -59,7 +58,7 @@ class _BoundaryValues:
             conv = [[fl(c) for c in r] for r in self._rows]
             dconv = [[fl(c) for c in r] for r in self._drows]
             k = _Kernel(conv, dconv, _FLOAT_EPS, 1j, math.exp, math.log)
-            k.series = [fl(c) for c in self._series()]
+            k.series = [float(v) for v in self._series_num(53)]
             k.is_mp = False
             # for rounding-error bounds (density_float): |coefficients|, highest powers first
             k.abs_desc = [[abs(c) for c in reversed(r)] for r in reversed(conv)]
@@ -168,7 +167,7 @@ class _BoundaryValues:
             mk = mpmath.mpf
             k = _Kernel([[mk(c) for c in r] for r in rows], [[mk(c) for c in r] for r in drows],
                         mpmath.mpf(2) ** (-prec), mpmath.mpc(0, 1), mpmath.exp, mpmath.log)
-            k.series = [mk(_to_mpf(c, prec)) for c in self._series()]
+            k.series = [mk(v) for v in self._series_num(prec)]
             k.is_mp = True
             real, nonreal = self._singular_points()
             if real and not isinstance(real[0], sp.Basic) and prec > 180:

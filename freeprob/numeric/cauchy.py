@@ -91,6 +91,7 @@ from freeprob.numeric.grid import _Grid
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
 from freeprob.numeric.balls import check_ball
+from freeprob.numeric.roots import _num_real_roots
 from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     MAX_GUARD_DPS,
@@ -99,7 +100,6 @@ from freeprob.numeric.rootkernel import (
     _density_from_fixed,
     _Fail,
     _mpf,
-    _num_real_roots,
     _real_point,
     _select_factor,
     _to_mpf,
@@ -131,6 +131,11 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         continuing ``G`` to the atom.  Atoms not listed are found as usual.  An
         inconsistent entry raises :class:`~freeprob.errors.FreeprobValueError` when the
         atoms are first needed (:meth:`atoms`).
+    irreducible : bool, optional
+        The caller guarantees that ``poly`` is irreducible (e.g.
+        :meth:`freeprob.laws.law.Law.cauchy_equation`): it is not factored again (sympy
+        took up to a second for a degree-15 equation over ℤ[e]); its branch ``G ~ 1/z`` at
+        infinity is still checked.
 
     Raises
     ------
@@ -162,7 +167,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
     mpf('0.0')
     """
 
-    def __init__(self, poly, *, known_atoms=None):
+    def __init__(self, poly, *, known_atoms=None, irreducible=False):
         if not isinstance(poly, sp.Poly):
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a sympy Poly in the generators (G, z) of "
@@ -194,7 +199,9 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             except (sp.PolynomialError, NotImplementedError, ValueError):
                 pass
         self.poly = poly
-        self._P = _select_factor(poly)
+        # irreducible over ℚ(constants) need not be so over an algebraic extension: factored there
+        self._P = _select_factor(poly, factored=irreducible is True and not (
+            poly.domain.is_EX or poly.domain.is_AlgebraicField))
         self._rational = self._P.domain.is_ZZ or self._P.domain.is_QQ
         self._d = self._P.degree(_G)
         rows = [[sp.Integer(0)] * (self._P.degree(_z) + 1) for _ in range(self._d + 1)]

@@ -146,15 +146,19 @@ class _Grid:
         first = lo
         while first < hi and not self._plan(pts[first])[1]:
             first += 1
+        start = None
         if first == hi:
             first = lo
+            # no point of the run resolved by doubles (all next to one special point): a
+            # start on the same side of it, far enough for doubles, selected in doubles
+            start = self._side_start(pts[lo], K)
         order = list(range(first, hi)) + list(range(first - 1, lo - 1, -1))
 
         def prev_missing_ok(xe):
             # continuing from afar is worth it where tracking from far up is costly:
             # the point is near a special point (doubles may not suffice)
             return self._nearest_special_gap(xe.xf)[0] <= 1e-6 * (1 + abs(xe.xf))
-        prev = None     # (index, sel, is_mp) of the last point with a selected root
+        prev = start    # (point, float, sel, is_mp) of the last point with a selected root
         anchor = None   # the same for the point ``first`` (restart of the backward sweep)
         for k, i in enumerate(order):
             if k == hi - first:
@@ -168,12 +172,12 @@ class _Grid:
             plan = self._plan(xe)
             cur = None
             if plan[1]:
-                if prev is not None and not self._crosses(special, fl[prev[0]], xf):
+                if prev is not None and not self._crosses(special, prev[1], xf):
                     try:
-                        psel = prev[1]
-                        if prev[2]:     # from a root in mpmath
+                        psel = prev[2]
+                        if prev[3]:     # from a root in mpmath
                             psel = (psel[0], complex(psel[1]), float(psel[2]))
-                        sel = psel if xf == fl[prev[0]] else self._march(K, fl[prev[0]], xf, psel)
+                        sel = psel if xf == prev[1] else self._march(K, prev[1], xf, psel)
                     except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                         sel = None
                 if sel is None and not self._is_special(xe):
@@ -182,7 +186,7 @@ class _Grid:
                     except (_Fail, OverflowError, ZeroDivisionError, ValueError):
                         sel = None
                 if sel is not None and isinstance(sel[1], complex):
-                    cur = (i, sel, False)
+                    cur = (xe, xf, sel, False)
                     if rtol is not None and plan[0] == 0:
                         value = self._float_density(K, xf, sel, rtol)
                         if value is not None:
@@ -197,7 +201,7 @@ class _Grid:
                 # if doubles do not suffice here (or the double root is not accurate
                 # enough to be certified), the root continued in acb/mpmath from ``prev``,
                 # or else from the nearest point selected earlier (e.g. by support())
-                starts = [(pts[prev[0]], prev[1])] if prev is not None else []
+                starts = [(prev[0], prev[2])] if prev is not None else []
                 if prev_missing_ok(xe):
                     starts += sorted(self._cache.get("anchors", ()),
                                      key=lambda a, xf=xf: abs(a[0].xf - xf))[:2]
@@ -211,10 +215,36 @@ class _Grid:
                         return None
             out[i] = self._density_exact_point(xe, dps, sel, resel, ball=ball)
             if resel is not None and got:
-                cur = (i, got[-1], True)
+                cur = (xe, xf, got[-1], True)
             prev = cur
             if i == first:
                 anchor = cur
+
+    def _side_start(self, pt, K):
+        """``(point, float, sel, False)``: the root selected in doubles at a point on the
+        same side of the special point nearest to ``pt`` as ``pt``, ``10⁻⁹``–``10⁻⁵``
+        (relative) away from it, with no special point between it and ``pt``; ``None`` if
+        there is none (the caller tracks from far up)."""
+        special = self._special_floats()
+        _, j = self._nearest_special_gap(pt.xf)
+        if j is None:
+            return None
+        spm = self._special_mp()
+        with mpmath.workprec(256):
+            x = mpmath.mpf(pt.mpf(256))
+            if x == spm[j]:
+                return None
+            side = 1 if x > spm[j] else -1
+        for scale in (1e-9, 1e-7, 1e-5):
+            y = special[j] + side * scale * (1 + abs(special[j]))
+            ypt = _real_point(y, "density_grid")
+            if not self._plan(ypt)[1] or self._mp_crosses(ypt, pt, 256):
+                continue
+            try:
+                return ypt, y, self._select_boundary(K, y), False
+            except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+                continue
+        return None
 
     def _float_density(self, K, xf, sel, rtol):
         """The density at the float ``xf`` from the root ``sel = (kind, g, ρ)`` continued
@@ -267,7 +297,7 @@ class _Grid:
         the tracker gives up on steps below 1e-13 of the span, so a point much nearer to a
         special point than to ``a`` is approached in stages, each 1e-6 of the previous
         distance.  Call under ``mpmath.workprec``."""
-        dist = min([abs(b - sv) for sv in self._cache["pointsmp"]] + [abs(b - a)])
+        dist = min([abs(b - sv) for sv in self._special_mp()] + [abs(b - a)])
         out, c = [a], a
         while abs(c - b) > 1e4 * dist:
             c = b + (c - b) * mpmath.mpf(10) ** -6
@@ -328,14 +358,18 @@ class _Grid:
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
             return None
 
-    def _mp_crosses(self, x0, x1, prec):
-        """True unless no special point is within ``2^-100`` (relative) of the real segment
-        between the exact points ``x0`` and ``x1`` (special points at 200 bits or exact)."""
+    def _special_mp(self):
+        """The special points as mpf at 200 bits (sorted, as :meth:`_special_points`)."""
         def fn():
             with mpmath.workprec(200):      # (mpf() rounds to the working precision)
                 return [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else +p
                         for p in self._special_points()]
-        spm = self._memo("pointsmp", fn)
+        return self._memo("pointsmp", fn)
+
+    def _mp_crosses(self, x0, x1, prec):
+        """True unless no special point is within ``2^-100`` (relative) of the real segment
+        between the exact points ``x0`` and ``x1`` (special points at 200 bits or exact)."""
+        spm = self._special_mp()
         wp = max(prec, 256)
         with mpmath.workprec(wp):
             a, b = mpmath.mpf(x0.mpf(wp)), mpmath.mpf(x1.mpf(wp))
