@@ -28,6 +28,8 @@ from freeprob.numeric.rootkernel import (
     MAX_GUARD_DPS,
     _agree,
     _arb,
+    _coeff_arbs,
+    _coeff_mpfs,
     _Fail,
     _fixed_float,
     _fixed_mpc,
@@ -79,7 +81,7 @@ class _BoundaryValues:
                 return real, []
             prec = 128
             with mpmath.workprec(prec + 20):
-                cs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in p.all_coeffs()]
+                cs = [mpmath.mpf(c) for c in _coeff_mpfs(p, prec + 20)]
                 while cs and not cs[0]:
                     cs.pop(0)
                 roots = None
@@ -422,7 +424,7 @@ class _BoundaryValues:
                 return fast
         def coeffs():
             with mpmath.workprec(wp):       # mpf() rounds to the working precision
-                return [mpmath.mpf(_to_mpf(sp.sympify(c), wp)) for c in self._special_poly().all_coeffs()]
+                return [mpmath.mpf(c) for c in _coeff_mpfs(self._special_poly(), wp)]
         cs = self._memo(("specialcoeffs", wp), coeffs)
         with mpmath.workprec(wp):
             x = mpmath.mpf(pt.mpf(wp))          # binary rounding of x: part of the bound
@@ -450,7 +452,9 @@ class _BoundaryValues:
         def coeffs():
             """The special polynomial as an ``arb_poly`` (balls at ``wp + 30`` bits)."""
             with flint_precision(flint.ctx.cap, wp + 30):
-                cs = [_arb(sp.sympify(c)) for c in self._special_poly().all_coeffs()]
+                cs = _coeff_arbs(self._special_poly(), wp + 30)
+                if cs is None:
+                    cs = [_arb(sp.sympify(c)) for c in self._special_poly().all_coeffs()]
                 if any(c is None or not c.is_finite() for c in cs):
                     return None
                 return flint.arb_poly(cs[::-1])

@@ -20,7 +20,7 @@ from freeprob.core.exactpoly import (
     mpoly_discriminant,
     norm_special_polynomials,
 )
-from freeprob.numeric.rootkernel import _SERIES_TERMS, _infinity_data, _sym_real_roots, _to_mpf
+from freeprob.numeric.rootkernel import _SERIES_TERMS, _coeff_mpfs, _infinity_data, _sym_real_roots
 from freeprob.numeric.roots import _num_real_roots
 from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G
@@ -189,7 +189,7 @@ class _ExactData:
             # in mpmath: the coefficients can exceed the double range (the bound does not)
             p = self._special_poly()
             with mpmath.workprec(64):
-                cs = [abs(mpmath.mpf(_to_mpf(sp.sympify(c), 64))) for c in p.all_coeffs()]
+                cs = [abs(mpmath.mpf(c)) for c in _coeff_mpfs(p, 64)]
                 r = mpmath.mpf(0)
                 if len(cs) > 1 and cs[0]:
                     r = 2 * max((cs[i] / cs[0]) ** (mpmath.mpf(1) / i) for i in range(1, len(cs)))

@@ -230,6 +230,69 @@ def _enclose_rootof(r):
     return roots[r.index] if r.index < len(roots) else None
 
 
+def _constant_arb(c):
+    """A ring generator of a coefficient domain as an ``arb`` (``e``, ``exp(r)``), or ``None``."""
+    from freeprob.core.symbols import ExpConstant
+    if c is sp.E:
+        return flint.arb.const_e()
+    if isinstance(c, sp.exp | ExpConstant) and c.args[0].is_Rational:
+        return (flint.arb(int(c.args[0].p)) / int(c.args[0].q)).exp()
+    return None
+
+
+def _coeff_arbs(poly, prec):
+    """The coefficients of a univariate ``Poly`` (highest degree first) as ``arb`` balls at
+    ``prec`` bits that contain them, from the domain's own representation for ℤ, ℚ and
+    ℤ/ℚ[e, exp(r)] (converting a coefficient over ℤ[e] to a sympy expression first took
+    ~30 ms each); ``None`` for other domains.  Sets python-flint's precision for the
+    duration only."""
+    dom = poly.domain
+    ground = dom.domain if dom.is_PolynomialRing else dom
+    if not (ground.is_ZZ or ground.is_QQ):
+        return None
+    old = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        gens = [_constant_arb(c) for c in dom.symbols] if dom.is_PolynomialRing else None
+        if gens is not None and any(g is None for g in gens):
+            return None
+        out = []
+        for c in poly.rep.to_list():
+            if gens is None:
+                out.append(flint.arb(int(ground.numer(c))) / int(ground.denom(c)))
+                continue
+            b = flint.arb(0)
+            for mono, q in c.items():
+                t = flint.arb(int(ground.numer(q))) / int(ground.denom(q))
+                for g, e in zip(gens, mono):
+                    if e:
+                        t *= g ** e
+                b += t
+            out.append(b)
+        return out
+    finally:
+        flint.ctx.prec = old
+
+
+def _coeff_mpfs(poly, prec):
+    """The coefficients of a univariate ``Poly`` (highest degree first) as mpf tuples
+    rounded to ``prec`` bits (through :func:`_coeff_arbs`, else as :func:`_to_mpf` of the
+    sympy coefficients)."""
+    for wp in (prec + 30, 2 * prec + 60):
+        balls = _coeff_arbs(poly, wp)
+        if balls is None:
+            break
+        out = []
+        for b in balls:
+            if not (b.rad() == 0 or (not b.contains(0) and b.rad() < abs(b.mid()) * flint.arb(2) ** -(prec + 8))):
+                break
+            man, exp = b.mid().man_exp()
+            out.append(libmp.from_man_exp(int(man), int(exp), prec, "n"))
+        else:
+            return out
+    return [_to_mpf(sp.sympify(c), prec) for c in poly.all_coeffs()]
+
+
 def _arb_to_mpf(value, prec):
     """``value`` rounded to ``prec`` bits through ``arb`` (much faster than sympy's evalf
     for coefficients in ℤ[e] or ℤ[exp(r)]), or ``None`` if the ball cannot certify the

@@ -10,7 +10,7 @@ import mpmath
 import sympy as sp
 from mpmath import libmp
 
-from freeprob.numeric.rootkernel import _to_mpf
+from freeprob.numeric.rootkernel import _coeff_mpfs
 
 
 def _num_real_roots(poly, prec, squarefree=False):
@@ -28,7 +28,7 @@ def _num_real_roots(poly, prec, squarefree=False):
         # converted inside workprec: mpmath.mpf(tuple) rounds to the working precision (it
         # used to be the ambient 53 bits, so irrational coefficients lost all but ~16 digits
         # and the edges of e.g. free_add of atoms at √2, √3 were wrong from the 10th digit)
-        coeffs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in poly.all_coeffs()]
+        coeffs = [mpmath.mpf(c) for c in _coeff_mpfs(poly, prec + 20)]
         while coeffs and not coeffs[0]:
             coeffs.pop(0)
         if len(coeffs) < 2:
