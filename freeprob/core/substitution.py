@@ -81,6 +81,9 @@ def substitute(P, images, gens, *, shift=None):
             m2[j] = m[j] - m[k] + M
             moved[tuple(m2)] = c
         terms = moved
+    fast = _substitute_flint(P, terms, images, gens)
+    if fast is not None:
+        return fast
     try:
         parts = [(sp.Poly(n, *gens), sp.Poly(d, *gens)) for n, d in images]
         K = P.domain
@@ -115,3 +118,67 @@ def substitute(P, images, gens, *, shift=None):
         raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
     total = total.terms_gcd()[1]
     return _ring_form(total).primitive()[1]
+
+
+_X = (sp.Dummy("x1"), sp.Dummy("x2"))
+
+
+def _substitute_flint(P, terms, images, gens):
+    """:func:`substitute` in FLINT's multivariate integer polynomials (constants such as
+    ``e`` as variables, :func:`freeprob.core.exactpoly._direct_context`), for Polys over
+    ℤ, ℚ or ℤ/ℚ[parameters, e^r]; ``None`` for others (the caller takes sympy's polynomial
+    arithmetic).  ``terms``: the terms of ``P`` (shifted as asked)."""
+    from freeprob.core.exactpoly import _direct_context, from_flint
+    try:
+        src = sp.Poly.from_dict(terms, *_X, domain=P.domain)
+        parts = []
+        for n, d in images:         # num and den scaled alike (to integer coefficients)
+            pn, pd = sp.Poly(n, *gens), sp.Poly(d, *gens)
+            den = sp.ilcm(_denominator(pn), _denominator(pd))
+            parts += [pn * den, pd * den]
+    except (sp.polys.polyerrors.PolynomialError, sp.polys.polyerrors.CoercionFailed,
+            sp.polys.polyerrors.DomainError, NotImplementedError):
+        return None
+    fd = _direct_context([src] + parts, _X + tuple(gens))
+    if fd is None:
+        return None
+    f, (n1, d1, n2, d2) = fd.polys[0], fd.polys[1:]
+    degs = f.degrees()[:2]
+    ctx = fd.ctx
+    one = ctx.constant(1)
+
+    def row(n, d, D):
+        pn, pd = [one], [one]
+        for _ in range(D):
+            pn.append(pn[-1] * n)
+            pd.append(pd[-1] * d)
+        return [pn[e] * pd[D - e] for e in range(D + 1)]
+    F1, F2 = row(n1, d1, degs[0]), row(n2, d2, degs[1])
+    coeffs = {}
+    for m, c in f.to_dict().items():
+        coeffs.setdefault(m[0], {}).setdefault(m[1], {})[(0, 0) + tuple(m[2:])] = c
+    total = ctx.constant(0)
+    for i, by_j in coeffs.items():
+        inner = ctx.constant(0)
+        for j, cd in by_j.items():
+            inner += ctx.from_dict(cd) * F2[j]
+        total += F1[i] * inner
+    if total.is_zero():
+        raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
+    out = from_flint(total, fd.variables, tuple(gens), fd.back)
+    return _ring_form(out.terms_gcd()[1]).primitive()[1]
+
+
+def _denominator(poly):
+    """The least common denominator of the rational numbers in ``poly``'s coefficients
+    (over ℚ or ℚ[…]; 1 over ℤ, ℤ[…] and other domains)."""
+    K = poly.domain
+    den = 1
+    if K.is_QQ:
+        for c in poly.rep.to_dict().values():
+            den = sp.ilcm(den, K.denom(c))
+    elif K.is_PolynomialRing and K.domain.is_QQ:
+        for c in poly.rep.to_dict().values():
+            for q in c.values():
+                den = sp.ilcm(den, K.domain.denom(q))
+    return int(den)

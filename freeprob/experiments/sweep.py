@@ -476,7 +476,11 @@ class Executor:
             # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
             # Logs below CRITICAL silenced: on Ctrl-C the workers log the scheduler's
             # shutdown as errors; a cell that fails is reported by run_cells instead.
-            with _sigint_ignored():
+            # Dask's statistical profiler off: it samples each worker's stack every 10 ms
+            # (CPU time for a dashboard this cluster does not serve: measured 2 s a minute for
+            # two idle workers, more under sympy's deep stacks).
+            config = _sweep_extra("dask").config.set({"distributed.worker.profile.enabled": False})
+            with _sigint_ignored(), config:
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, silence_logs=logging.CRITICAL,
                                             timeout=LOCAL_START_TIMEOUT, memory_limit=0)

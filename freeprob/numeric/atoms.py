@@ -137,7 +137,12 @@ class _Atoms:
                 factors = [f for f, _ in lc.factor_list()[1]]
             except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
                 factors = [lc.sqf_part()]
-        rows = [sp.Poly(self._P.as_expr().coeff(_G, k), _z, domain=dom) for k in range(self._d + 1)]
+        # the coefficients of G^k as Polys in z, from the terms (not through the expression)
+        by_k = {}
+        for (k, j), c in self._P.as_dict(native=True).items():
+            by_k.setdefault(k, {})[(j,)] = c
+        rows = [sp.Poly.from_dict(by_k[k], _z, domain=dom) if k in by_k else sp.Poly(0, _z, domain=dom)
+                for k in range(self._d + 1)]
         out = []
         used = set()
         for f in factors:
