@@ -147,3 +147,21 @@ def test_tabulated_finite_width_density_equals_the_certified_one(monkeypatch):
     for j, v in zip(order, exact):
         got = tab.density_y[idx[j]]
         assert abs(got - float(v)) <= DENSITY_RTOL * float(v) + 1e-300, (xs[j], got, v)
+
+
+def test_points_evaluated_one_by_one_continue_from_the_last_ones():
+    # a root search along the axis (the top-eigenvalue equation) evaluates G point by
+    # point: a point near one evaluated before starts from that point's root, continued
+    # in doubles, instead of being tracked from far up; the certified values are the same
+    # as on a fresh instance, inside the support and beyond its edge
+    A = _inst(POLYS["free_poisson_e"])
+    (a, b), = A.support(dps=20)
+    a, b = float(a), float(b)
+    inside = [a + (b - a) * t for t in (0.3, 0.3001, 0.31, 0.5)]
+    beyond = [b + 0.5, b + 0.5001, b + 0.6]
+    got = [A.density(x, dps=20) for x in inside] + [A.cauchy(x, dps=20) for x in beyond]
+    assert {x for x, _ in A._cache["recent"]} >= set(inside + beyond)     # the last 8 kept
+    fresh = ([_inst(POLYS["free_poisson_e"]).density(x, dps=20) for x in inside]
+             + [_inst(POLYS["free_poisson_e"]).cauchy(x, dps=20) for x in beyond])
+    assert got == fresh
+    assert all(v > 0 for v in got[:4]) and all(v.imag == 0 and v.real > 0 for v in got[4:])

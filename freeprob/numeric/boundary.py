@@ -498,6 +498,9 @@ class _BoundaryValues:
         that precision (continuation from a neighbouring point), certified the same way."""
         extra, float_ok = plan or self._plan(pt)
         anchor = False
+        recent = sel is None            # a point evaluated on its own: kept as a start
+        if sel is None and float_ok:
+            sel = self._near_recent(pt.xf)
         if sel is None and float_ok:
             try:
                 sel = self._select_boundary(self._fkernel(), pt.xf)
@@ -522,6 +525,9 @@ class _BoundaryValues:
                         anchors = self._cache.setdefault("anchors", [])
                         if len(anchors) < 64:
                             anchors.append((pt, sel))
+                    if recent and isinstance(sel[1], complex):
+                        last = self._cache.setdefault("recent", [])
+                        last[:] = last[-7:] + [(pt.xf, sel)]
                     return out
             sel = None                      # at higher guards: selected again in mpmath
             anchor = False
@@ -530,6 +536,25 @@ class _BoundaryValues:
         return escalate(dps, attempt, lambda: (
             f"AlgebraicCauchy: no agreement to {dps} digits up to {dps + 2 * MAX_GUARD_DPS} "
             f"digits at x = {pt}"), extra_bits=extra)
+
+    def _near_recent(self, xf):
+        """The selected root at the float ``xf`` continued in doubles from one of the last
+        points evaluated one by one (e.g. the previous step of a root search along the
+        axis), when that point is closer to ``xf`` than a quarter of its distance to the
+        nearest special point (a step or two: cheaper than tracking from far up), else
+        ``None``.  The root is certified by the caller as any other."""
+        last = self._cache.get("recent")
+        if not last:
+            return None
+        x0, sel0 = min(last, key=lambda r: abs(r[0] - xf))
+        if x0 == xf:
+            return sel0
+        if not abs(xf - x0) <= self._nearest_special_gap(x0)[0] / 4:
+            return None
+        try:
+            return self._march(self._fkernel(), x0, xf, sel0)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
 
     def _certify(self, pt, sel, dps, p1, p2, need):
         """Polish the selected root at ``p1`` and ``p2`` bits and check agreement."""
