@@ -136,6 +136,7 @@ class ConditionalTop:
 
     def __init__(self, object_laws, law_dims=None):
         self._laws, self._names, self._law_dims, self._archs = {}, dict(object_laws), law_dims, {}
+        self._spreads = {}      # (row dims, β, obj) → spread: one per row, not per seed
 
     def _key(self, dims, beta, obj):
         ld = dims if self._law_dims is None else self._law_dims(dims, obj)
@@ -174,15 +175,19 @@ class ConditionalTop:
         r"""``top_spread_fw``: :func:`~freeprob.attention.spikes.predicted_top_spread` of one
         initialisation for the row's own ``dims`` (its sharing scheme included), or ``None``
         (``out_full``; ``d_K ≤ 4β²``, where the spike's variance is infinite; numerics that
-        fail as in ``__call__``).  Source: docs/theory.md §7 F2."""
+        fail as in ``__call__``), computed once per row (its seeds share it).
+        Source: docs/theory.md §7 F2."""
         from freeprob.attention.spikes import SPIKE_OBJECTS, predicted_top_spread
         if obj not in SPIKE_OBJECTS:
             return None
-        try:
-            arch, law = self._law(dims, beta, obj)
-            return predicted_top_spread(arch, obj, True, bulk_law=law)
-        except (ValueError, ArithmeticError, NotImplementedError):
-            return None
+        key = (json.dumps(dims, sort_keys=True, default=str), str(beta), obj)
+        if key not in self._spreads:        # the same for every seed of the row
+            try:
+                arch, law = self._law(dims, beta, obj)
+                self._spreads[key] = predicted_top_spread(arch, obj, True, bulk_law=law)
+            except (ValueError, ArithmeticError, NotImplementedError):
+                self._spreads[key] = None
+        return self._spreads[key]
 
 
 def spread_of_mean(recs):

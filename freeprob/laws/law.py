@@ -710,9 +710,12 @@ class Law:
             # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
             # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
             # (compound free Poisson rank, products, dilations) is the answer.
+            # from P's terms (converting P to a polynomial in G alone went through
+            # expressions: a quarter of a second for a finite-width law)
             P = self.cauchy_equation()
-            lc = P.as_poly(P.gens[0]).LC()
-            if len(sp.Poly(lc, _z).terms()) == 1:
+            top = P.degree(P.gens[0])
+            iz = P.gens.index(_z) if _z in P.gens else None
+            if len({m[iz] if iz is not None else 0 for m, _ in P.terms() if m[0] == top}) == 1:
                 return ((sp.Integer(0), known),) if sign(known) == 1 else ()
         return ev.atoms(dps=dps)
 
