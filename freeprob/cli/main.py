@@ -202,7 +202,7 @@ def _verify_arguments(p):
                 "2 on bad input. example: freeprob verify --quick --configs gpt2-small --no-figures "
                 "--out freeprob-verify-example")
     p.add_argument("--quick", action="store_true",
-                   help=f"a ~20 s smoke run: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
+                   help=f"a smoke run of 1–2.5 min on 2 cores, by the load: n ≤ {QUICK_MAX_N}, {QUICK_SEEDS} initialisations (unless given), "
                         "output in ./freeprob-verify-quick")
     p.add_argument("--configs", type=_config_list, default=None,
                    help="comma-separated configuration names (default: all seven)")
