@@ -149,9 +149,15 @@ class _Atoms:
             if f.degree() < 1:
                 continue
             nu = []
+            is_z = f.as_dict(native=True) == {(1,): dom.one}      # the factor z: orders from the terms
             for r in rows:
                 if r.is_zero:
                     nu.append(None)
+                    continue
+                if is_z:        # r = z^n b with b(0) ≠ 0, as repeated division by z would give
+                    terms = r.as_dict(native=True)
+                    n = min(j for (j,) in terms)
+                    nu.append((n, sp.Poly.from_dict({(j - n,): c for (j,), c in terms.items()}, _z, domain=dom)))
                     continue
                 n, b = 0, r
                 while True:
