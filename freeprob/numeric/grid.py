@@ -29,6 +29,7 @@ import sympy as sp
 
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_mid_mpf
+from freeprob.numeric.balls import shows_proven
 from freeprob.numeric.rootkernel import _Fail, _pvals, _real_point, _separation, _taylor, _to_mpf
 from freeprob.errors import FreeprobValueError
 
@@ -40,6 +41,7 @@ class _Grid:
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: density grids (see the
     module docstring)."""
 
+    @shows_proven
     def density_grid(self, xs, *, dps=15, ball=False):
         r"""The density at each point of a sorted sequence ``xs`` (same values as
         :meth:`density` pointwise).
