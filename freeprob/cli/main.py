@@ -35,6 +35,7 @@ from freeprob.cli.law_commands import (
     print_sequences,
     run_law_command,
 )
+from freeprob.cli.fit_commands import add_fit_command, run_fit_command
 from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -670,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_readout(sub)
     _add_explore(sub)
     add_sweep_command(sub)
+    add_fit_command(sub)
     add_law_commands(sub)
     p = sub.add_parser(
         "table",
@@ -720,6 +722,8 @@ def _main(argv):
             status = explore_command(args)
         elif args.command == "sweep":
             status = run_sweep_command(args)
+        elif args.command == "fit":
+            status = run_fit_command(args)
         elif args.command in LAW_COMMANDS:
             status = run_law_command(args)
         else:

@@ -133,11 +133,19 @@ class AlgebraicFit:
         coefficients: :meth:`~freeprob.laws.law.Law.cauchy_equation`).  Raises nothing."""
         return self.law.cauchy_equation()
 
+    def rounded_equation(self, digits=6) -> str:
+        """``P(G, z)`` with its coefficients scaled to a largest of 1 and rounded to
+        ``digits`` significant digits, for display (the law keeps the exact one).
+        Raises nothing."""
+        P = self.law.poly()
+        top = max(abs(c) for c in P.coeffs())
+        return str(sp.Poly({m: sp.Float(c / top, digits) for m, c in P.terms()}, _G, _z).as_expr())
+
     def __str__(self):
         sup = ", ".join(f"[{a:.6g}, {b:.6g}]" for a, b in self.check["support"]) or "none"
         atoms = ", ".join(f"{w:.4g} at {x:.6g}" for x, w in self.check["atoms"]) or "none"
         return (f"algebraic law of degrees (G, z) = {self.degrees} fitted to {self.n} eigenvalues\n"
-                f"  P(G, z) = {self.law.poly().as_expr()}\n"
+                f"  P(G, z) ≈ {self.rounded_equation()}\n"
                 f"  support {sup}; atoms {atoms}; mass {self.check['mass']:.6f}; "
                 f"residual {self.residual:.3g}")
 

@@ -18,11 +18,9 @@ when it defines no law.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import sympy as sp
 
-from freeprob._checks import check_real
 from freeprob.core.params import as_exact, check
 from freeprob.core.symbols import w as _w
 from freeprob.errors import FreeprobValueError
@@ -89,6 +87,14 @@ def _as_law(sample, who, family, degrees, errors, beta):
     return fit_algebraic(sample, degrees).law
 
 
+def _factor(factor, who):
+    r = as_exact(factor, who, "factor")
+    if not (r.is_number and r.is_real and r.is_positive):
+        raise FreeprobValueError(f"{who}: factor must be a finite real number > 0 (new size / old "
+                                 f"size); got {factor!r}")
+    return r
+
+
 def decompress(sample, factor, *, family=None, degrees=(2, 1), errors="iid", beta=1, check_result=True) -> Law:
     r"""The law of a matrix ``factor`` times larger whose compression the sample is.
 
@@ -105,7 +111,8 @@ def decompress(sample, factor, *, family=None, degrees=(2, 1), errors="iid", bet
     Parameters
     ----------
     sample : real array of eigenvalues, shape ``(n,)``, or a Law
-    factor : real > 0 (new size / old size)
+    factor : real > 0 (new size / old size): an int, a rational string ``"3/2"``, a sympy
+        number or a float (taken as the rational it prints as)
     family, degrees, errors, beta : how to fit the sample (ignored for a Law)
     check_result : bool
         Check that a decompressed law not known to be infinitely divisible is a law (with
@@ -127,9 +134,8 @@ def decompress(sample, factor, *, family=None, degrees=(2, 1), errors="iid", bet
     Source: [NS06]_ Lecture 14, Thm. 14.10 (free compression); [NS96]_.
     """
     who = "decompress"
-    r = check_real(factor, who, "factor", minimum=0, strict=True)
+    r = _factor(factor, who)
     law = _as_law(sample, who, family, degrees, errors, beta)
-    r = sp.Rational(Fraction(f"{r:.12g}"))
     if r == 1:
         return law
     if r < 1 or law._infinitely_divisible():
@@ -152,5 +158,4 @@ def compress(sample, factor, **kwargs) -> Law:
     Parameters as :func:`decompress` (``factor > 0``: old size / new size); always a law
     for ``factor ≥ 1``.  Raises as :func:`decompress`.  Source: [NS06]_ Thm. 14.10.
     """
-    f = check_real(factor, "compress", "factor", minimum=0, strict=True)
-    return decompress(sample, 1 / f, **kwargs)
+    return decompress(sample, 1 / _factor(factor, "compress"), **kwargs)
