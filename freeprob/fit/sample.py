@@ -20,8 +20,8 @@ Error models (``errors=``):
   ``Cov(Σ f(λ_i), Σ g(λ_i)) → (1/(2β)) Σ_{k≥1} k c_k(f) c_k(g)``.
 
   The sample moments are corrected by that mean (a bias of order ``1/n``) and get that
-  covariance over ``n²``.  The edges ``[a, b]`` are the sample's extremes (they converge at
-  rate ``n^{−2/3}``).  It does not hold for laws with several intervals or atoms, nor for
+  covariance over ``n²``.  The edges ``[a, b]`` are extrapolated from the sample's extremes
+  (:func:`soft_edges`).  It does not hold for laws with several intervals or atoms, nor for
   Wigner matrices whose entries have a non-zero fourth cumulant (an extra term).
 
 Moments and free cumulants here are float64 (the sample is); the map between them is the
@@ -37,7 +37,7 @@ from freeprob.errors import FreeprobValueError
 
 __all__ = ["spectrum", "sample_moments", "cumulants_from_moments", "cumulant_jacobian",
            "moment_covariance", "ERRORS", "MIN_EIGENVALUES", "MAX_CUMULANT_ORDER", "check_level",
-           "check_beta_index", "check_order", "finite_or_raise", "z_value"]
+           "check_beta_index", "check_order", "soft_edges", "finite_or_raise", "z_value"]
 
 #: the error models of :mod:`freeprob.fit`
 ERRORS = ("iid", "matrix")
@@ -204,7 +204,7 @@ def moment_covariance(x, order, errors="iid", beta=1):
         cov = (m2[idx[:, None] + idx[None, :]] - np.outer(m2[idx], m2[idx])) / n
         return m2[:order + 1], cov
     beta = check_beta_index(beta)
-    a, b = float(x[0]), float(x[-1])
+    a, b = soft_edges(x)
     m = sample_moments(x, order)
     coef = [_chebyshev_coefficients(j, a, b) for j in range(order + 1)]
     for j in range(1, order + 1):
@@ -217,6 +217,23 @@ def moment_covariance(x, order, errors="iid", beta=1):
             cov[i - 1, j - 1] = sum(k * coef[i][k] * coef[j][k] for k in range(1, kk + 1))
     cov /= 2 * beta * n ** 2
     return m, cov
+
+
+def soft_edges(x, count=None):
+    r"""The edges ``(a, b)`` of a one-cut law with square-root (soft) edges, estimated from
+    the sorted sample ``x``: near an edge the ``j``-th extreme eigenvalue sits where
+    ``n ∫ ρ ≈ j − 1/2``, i.e. ``λ_(j) ≈ b − A (j − 1/2)^{2/3}``; ``(b, A)`` is the least-squares
+    line through the ``count`` extremes (default ``clip(n^{1/2}/2, 3, 10)``), and the edge is
+    never inside the sample.  The sample's extremes alone sit ``~n^{−2/3}`` inside the
+    support, which shrinks the covariance of high moments (as ``r^{2j}``).  Raises nothing.
+    Source: the square-root edge of one-cut laws ([JOH98]_; [BS10]_ §5)."""
+    n = x.size
+    count = count or int(min(10, max(3, n ** 0.5 / 2)))
+    t = (np.arange(1, count + 1) - 0.5) ** (2 / 3)
+    design = np.stack([np.ones(count), t], axis=1)
+    top = np.linalg.lstsq(design, x[::-1][:count], rcond=None)[0][0]
+    bottom = np.linalg.lstsq(design, x[:count], rcond=None)[0][0]
+    return min(float(bottom), float(x[0])), max(float(top), float(x[-1]))
 
 
 def check_beta_index(beta, who="fit") -> int:
