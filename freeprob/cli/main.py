@@ -294,10 +294,22 @@ def _verify_arguments(p):
     p.add_argument("--points", type=bounded_int(50), default=None,
                    help="density points per support interval of each exact law (default 1000; --quick 400; "
                         "above freeprob.experiments.cost.MAX_POINTS needs --force)")
+    p.add_argument("--fit", type=_fit_spec, default=None, metavar="FAMILY|algebraic[:DG,DZ]",
+                   help="also fit a law to each softmax spectrum (freeprob.fit) and report its distance from the GE law")
     p.add_argument("--force", action="store_true",
                    help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
                         "the memory, more than freeprob.experiments.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
                         "report files in the report directory that freeprob did not write")
+
+
+def _fit_spec(text):
+    """``--fit``: a family of freeprob.fit or ``algebraic[:DG,DZ]``, checked at parse time."""
+    from freeprob.experiments.fit_report import parse_fit_spec
+    try:
+        parse_fit_spec(text)
+    except FreeprobValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("fit: ")) from None
+    return text
 
 
 def _refuse_stdout_out(path, what):
@@ -328,8 +340,12 @@ def verify_command(args, out=None) -> int:
     kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
     if args.workers is not None and args.scheduler is not None:
         raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
-    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout,
+    stream = out if out is not None else sys.stdout
+    res = verify(settings := VerifySettings(**kw), progress=not args.no_progress, stream=stream,
                  workers=args.workers, scheduler=args.scheduler, force=args.force)
+    if args.fit is not None:        # freeprob.experiments.fit_report: fitted laws against the GE law
+        from freeprob.experiments.fit_report import format_fit_rows, verify_fit_rows
+        print(format_fit_rows(verify_fit_rows(settings, args.fit)), file=stream)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
