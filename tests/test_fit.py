@@ -246,3 +246,38 @@ def test_fit_command(tmp_path, mp_sample, capsys):
     assert "line 3" in capsys.readouterr().err
     assert main(["fit", str(tmp_path / "missing.txt")]) == 2
     assert main(["fit", str(npy), "--family", "semicircle", "--degrees", "2,1"]) == 2
+
+
+def test_tabulated_w1_against_a_closed_form(mp_table):
+    """W1(μ, D_c μ) = |c − 1| E|X|: for MP(1/2) (positive) dilated by 11/10, a tenth of the mean."""
+    wider = TabulatedLaw.from_law(fp.dilate(MP_HALF, sp.Rational(11, 10)), points=300)
+    assert tabulated_w1(mp_table, mp_table) == 0
+    assert abs(tabulated_w1(wider, mp_table) - 0.1) < 1e-4
+    assert abs(tabulated_w1(wider, mp_table, scale="sd") - 0.1 / 0.5 ** 0.5) < 1e-4
+    with pytest.raises(FreeprobValueError, match="scale='sd'"):
+        tabulated_w1(mp_table, TabulatedLaw.from_law(fp.Semicircle(), points=100))
+
+
+def test_verify_fit_option(tmp_path, capsys):
+    """``freeprob verify --fit``: the fitted laws' distance from the GE law is reported, and
+    the sample's own distance computed there agrees with verify's SM–th column."""
+    from freeprob.cli.main import main
+    from freeprob.experiments.fit_report import verify_fit_rows
+    from freeprob.experiments.verify import VerifySettings
+    args = ["verify", "--configs", "tiny:d=64,heads=2,d_head=16", "--n", "64", "--seeds", "2",
+            "--no-figures", "--no-finite-width", "--points", "100", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path / "v")]
+    assert main(args + ["--fit", "marchenko-pastur"]) == 0
+    out = capsys.readouterr().out
+    assert "fit–GE relW1" in out and "marchenko-pastur" in out
+    settings = VerifySettings(configs=("tiny:d=64,heads=2,d_head=16",), n=64, seeds=2, figures=False,
+                              finite_width=False, points=100, out=tmp_path / "v")
+    row, = verify_fit_rows(settings, "marchenko-pastur", points=100)
+    import json
+    summary = json.loads((tmp_path / "v" / "summary.json").read_text())
+    verify_mean = summary["rows"][0]["metrics"]["sm_th_relW1"]["mean"]
+    assert row["fit_ge"]["n"] == 2 and row["fit_ge"]["mean"] > 0
+    assert abs(row["sm_ge"]["mean"] - verify_mean) < 2e-3 * verify_mean + 1e-5
+    with pytest.raises(SystemExit) as exc:          # refused by the parser, before any work
+        main(args + ["--fit", "gaussian"])
+    assert exc.value.code == 2 and "argument --fit" in capsys.readouterr().err
