@@ -9,7 +9,8 @@ freealg is not a dependency: install it in a scratch environment and run three s
 Samples: ``mp``, 2000 eigenvalues of a real Wishart matrix with ratio 1/2 (law MP(1/2));
 ``attn``, the 256 eigenvalues of the sampled softmax MHA output (gpt2-small widths scaled
 to n = 256, β = 1; reference: its GE law, freeprob.attention.laws.output_law).  Both tools
-fit an algebraic law of degrees (2, 1) in (G, z) (freealg: ``AlgebraicForm.fit(2, 1)``) and
+fit an algebraic law of degrees (2, 1) in (G, z) (freealg: ``AlgebraicForm.fit(2, 1)``,
+its ``density`` plus its ``atoms``), ``attn`` also with degrees (3, 1), and
 (``mp`` only) decompress the 1000 × 1000 corner of the 2000 × 2000 Wishart matrix back to
 size 2000.  The distance is the relative W1 (``∫|F − F_ref| dx / mean``) of each result
 from the reference law, on the same grid; times are wall-clock, cold (first call: numba
@@ -26,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 GRID = np.linspace(0, 1, 4001)
+#: (sample@degrees, degrees) fitted by both tools
+CASES = (("mp", (2, 1)), ("attn", (2, 1)), ("attn@3,1", (3, 1)))
 
 
 def _data(out):
@@ -57,9 +60,9 @@ def _data(out):
 def _freealg(out):
     import freealg
     res = {}
-    for name, deg in (("mp", (2, 1)), ("attn", (2, 1))):
-        ev = np.load(out / f"{name}.npy")
-        xs = np.load(out / f"ref_{name}.npz")["x"]
+    for name, deg in CASES:
+        ev = np.load(out / f"{name.split('@')[0]}.npy")
+        xs = np.load(out / f"ref_{name.split('@')[0]}.npz")["x"]
         times = []
         for _ in range(2):
             t = time.perf_counter()
@@ -67,11 +70,12 @@ def _freealg(out):
                 af = freealg.AlgebraicForm(ev)
                 af.fit(*deg)
                 rho = np.real(af.density(xs))
+                atoms = [(float(np.real(a)), float(np.real(w))) for a, w in af.atoms()]
                 err = None
             except Exception as exc:  # noqa: BLE001 - report what freealg raised
                 rho, err = None, f"{type(exc).__name__}: {exc}"
             times.append(time.perf_counter() - t)
-        res[name] = dict(times=times, error=err)
+        res[name] = dict(times=times, error=err, atoms=atoms if rho is not None else [])
         if rho is not None:
             np.save(out / f"freealg_{name}.npy", rho)
     ev = np.load(out / "mp_corner.npy")
@@ -89,8 +93,11 @@ def _freealg(out):
     (out / "freealg.json").write_text(json.dumps(res))
 
 
-def _w1_density(xs, rho, ref):
+def _w1_density(xs, rho, ref, atoms=()):
+    """relW1 of freealg's result (density on the grid plus its atoms) and its total mass."""
     cdf = np.concatenate([[0], np.cumsum((rho[1:] + rho[:-1]) / 2 * np.diff(xs))])
+    for a, w in atoms:
+        cdf = cdf + w * (xs >= a)
     return float(np.sum(np.abs(cdf - ref["cdf"])[:-1] * np.diff(xs))) / float(ref["mean"]), float(cdf[-1])
 
 
@@ -103,15 +110,15 @@ def _freeprob(out):
     from freeprob.fit import decompress, fit_algebraic
     fa = json.loads((out / "freealg.json").read_text())
     rows = []
-    for name in ("mp", "attn"):
-        ev = np.load(out / f"{name}.npy")
-        ref = np.load(out / f"ref_{name}.npz")
+    for name, deg in CASES:
+        ev = np.load(out / f"{name.split('@')[0]}.npy")
+        ref = np.load(out / f"ref_{name.split('@')[0]}.npz")
         xs = ref["x"]
         times, w1, err = [], None, None
         for _ in range(2):
             t = time.perf_counter()
             try:
-                fit = fit_algebraic(ev, (2, 1))
+                fit = fit_algebraic(ev, deg)
                 table = TabulatedLaw.from_law(fit.law, points=400)
                 w1 = _w1_table(xs, table, ref)
             except Exception as exc:  # noqa: BLE001
@@ -121,8 +128,8 @@ def _freeprob(out):
                                       - ref["cdf"][:-1]) * np.diff(xs))) * (xs.size - 1) / float(ref["mean"])
         f_w1 = f_mass = None
         if (out / f"freealg_{name}.npy").is_file():
-            f_w1, f_mass = _w1_density(xs, np.load(out / f"freealg_{name}.npy"), ref)
-        rows.append((name, "fit (2, 1)", w1, err, times, f_w1, f_mass, fa[name]["error"], fa[name]["times"],
+            f_w1, f_mass = _w1_density(xs, np.load(out / f"freealg_{name}.npy"), ref, fa[name]["atoms"])
+        rows.append((name.split("@")[0], f"fit {deg}", w1, err, times, f_w1, f_mass, fa[name]["error"], fa[name]["times"],
                      sample))
     ev = np.load(out / "mp_corner.npy")
     ref = np.load(out / "ref_mp.npz")
