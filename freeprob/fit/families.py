@@ -5,16 +5,16 @@ sample's (:func:`freeprob.fit.fit_free_cumulants`) and carries their covariance 
 parameters by the delta method.  The families and their parameters as functions of the
 free cumulants ``κ_n``:
 
-=======================  ===========================================  ====================
-family                   law                                          parameters
-=======================  ===========================================  ====================
-``semicircle``           ``Semicircle(mean, variance)``               ``κ_1``, ``κ_2``
-``marchenko-pastur``     ``MarchenkoPastur(ratio, scale)``            ``κ_2/κ_1²``, ``κ_1``
-``free-poisson``         ``FreePoisson(rate, jump)``                  ``κ_1²/κ_2``, ``κ_2/κ_1``
-``shifted-free-poisson`` ``FreePoisson(rate, jump) + shift``          ``κ_2³/κ_3²``,
-                                                                      ``κ_3/κ_2``,
-                                                                      ``κ_1 − κ_2²/κ_3``
-=======================  ===========================================  ====================
+========================  ===========================================  ====================
+family                    law                                          parameters
+========================  ===========================================  ====================
+``semicircle``            ``Semicircle(mean, variance)``               ``κ_1``, ``κ_2``
+``marchenko-pastur``      ``MarchenkoPastur(ratio, scale)``            ``κ_2/κ_1²``, ``κ_1``
+``free-poisson``          ``FreePoisson(rate, jump)``                  ``κ_1²/κ_2``, ``κ_2/κ_1``
+``shifted-free-poisson``  ``FreePoisson(rate, jump) + shift``          ``κ_2³/κ_3²``,
+                                                                       ``κ_3/κ_2``,
+                                                                       ``κ_1 − κ_2²/κ_3``
+========================  ===========================================  ====================
 
 (free Poisson: ``κ_n = rate·jump^n``, [NS06]_ Prop. 12.11; semicircle: ``κ_1 = mean``,
 ``κ_2 = variance``, the others 0, [NS06]_ Lecture 11; ``MarchenkoPastur(c, s)`` is
