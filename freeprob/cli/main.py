@@ -345,7 +345,8 @@ def verify_command(args, out=None) -> int:
                  workers=args.workers, scheduler=args.scheduler, force=args.force)
     if args.fit is not None:        # freeprob.experiments.fit_report: fitted laws against the GE law
         from freeprob.experiments.fit_report import format_fit_rows, verify_fit_rows
-        print(format_fit_rows(verify_fit_rows(settings, args.fit)), file=stream)
+        say = None if args.no_progress else (lambda text: print(f"freeprob verify --fit: {text}", file=sys.stderr))
+        print(format_fit_rows(verify_fit_rows(settings, args.fit, progress=say)), file=stream)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
