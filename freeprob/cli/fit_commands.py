@@ -92,9 +92,9 @@ def add_fit_command(sub) -> None:
                     "free cumulants with standard errors, a family by moment matching or an algebraic law "
                     "P(G, z) = 0 by least squares on the Stieltjes transform, with intervals and the "
                     "distance to the sample.",
-        epilog=f"example: {EXAMPLE}. Errors: 'iid' treats the eigenvalues as independent draws "
-               "(conservative for one matrix); 'matrix' is calibrated for one matrix of a one-cut "
-               "beta-ensemble (Wigner, Wishart). Guide: docs/guide/fitting.md.",
+        epilog="Errors: 'iid' treats the eigenvalues as independent draws (conservative for one "
+               "matrix); 'matrix' is calibrated for one matrix of a one-cut beta-ensemble (Wigner, "
+               f"Wishart). Guide: docs/guide/fitting.md. example: {EXAMPLE}",
     )
     p.add_argument("file", help="eigenvalues: a text file (one per line), a .npy file, or -")
     p.add_argument("--family", choices=tuple(FAMILIES), default=None,
