@@ -57,6 +57,8 @@ references page (docs/references.md) lists the same entries (a test checks both)
 .. [HRS07] J. W. Helton, R. Rashidi Far, R. Speicher, Operator-valued semicircular elements:
    solving a quadratic matrix equation with positivity constraints, Int. Math. Res. Not.
    IMRN 2007 (2007), rnm086.
+.. [JOH98] K. Johansson, On fluctuations of eigenvalues of random Hermitian matrices, Duke
+   Math. J. 91 (1998), 151–204.
 .. [MSW17] T. Mai, R. Speicher, M. Weber, Absence of algebraic relations and of zero divisors
    under the assumption of full non-microstates free entropy dimension, Adv. Math. 304
    (2017), 1080–1107.

@@ -54,7 +54,7 @@ def _run_line(line, cwd):
 
 def test_every_command_has_an_example_and_a_test_that_runs_it():
     runs_here = {("table",), ("readout",), ("verify",), ("sweep",), ("sweep", "show"), ("sweep", "export"),
-                 ("explore",), ("finite",)}      # finite: tests/test_finite.py
+                 ("explore",), ("finite",), ("fit",)}      # finite: tests/test_finite.py
     law_like = {(c,) for c in LAW_COMMANDS + JACOBI_COMMANDS}           # their examples: test_cli_laws.py
     assert set(COMMANDS) == runs_here | law_like                         # a new command needs its test
     for cmd in COMMANDS:
@@ -77,6 +77,20 @@ def test_help_example_runs(cmd, expect, tmp_path):
     proc = _run_line(line, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert expect in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_fit_example_runs(tmp_path):
+    """``freeprob fit FILE``: its example, on 400 eigenvalues of a Wishart matrix written to
+    the file the example names (the one input it needs)."""
+    import numpy as np
+    if not SCRIPT.exists():
+        pytest.skip("the freeprob console script is not installed")
+    (line,) = _examples(("fit",))
+    x = np.random.default_rng(0).standard_normal((800, 400))
+    np.savetxt(tmp_path / shlex.split(line)[2], np.linalg.eigvalsh(x.T @ x / 800))
+    proc = _run_line(line, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ratio" in proc.stdout and "distance to the sample" in proc.stdout
 
 
 @pytest.fixture(scope="module")

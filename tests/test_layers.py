@@ -1,7 +1,7 @@
 """The package layering of docs/architecture.md, checked statically (``ast``) and by import.
 
 Layers, lowest first: base (``errors``, ``_extras``, ``_files``, ``references``,
-``_checks``, ``_text`` and the top-level ``__init__``) -> core -> numeric -> laws ->
+``_checks``, ``_text`` and the top-level ``__init__``) -> core -> numeric -> laws -> fit ->
 attention -> sampler -> experiments -> cli.  One import path per module: the flat layout's
 old paths are gone.  A module imports only its own layer or lower ones; the sampler imports
 only ``freeprob.errors``, ``freeprob._checks``, the layer class
@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "freeprob"
-ORDER = ("base", "core", "numeric", "laws", "attention", "sampler", "experiments", "cli")
+ORDER = ("base", "core", "numeric", "laws", "fit", "attention", "sampler", "experiments", "cli")
 BASE = {"freeprob", "freeprob.errors", "freeprob._extras", "freeprob._files", "freeprob._signals",
         "freeprob._progress", "freeprob._interruptible",
         "freeprob.references", "freeprob._checks", "freeprob._text"}

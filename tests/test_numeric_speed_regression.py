@@ -105,3 +105,63 @@ def test_edge_clustered_semicircle_closed_form():
             x = mpmath.mpf(repr(x))     # a float input is read as its shortest decimal
             exact = mpmath.sqrt(4 * mpmath.e - x * x) / (2 * mpmath.pi * mpmath.e)
             assert abs(v - exact) <= mpmath.mpf(10) ** -19 * exact
+
+
+def test_discriminant_and_resultant_by_interpolation_are_flints():
+    # two extra variables (a parameter and a frozen constant): set to integers and
+    # interpolated back, the same polynomials as FLINT's direct multivariate ones
+    import flint
+    from freeprob.core.exactpoly import mpoly_discriminant, mpoly_resultant
+    ctx = flint.fmpz_mpoly_ctx.get(("G", "z", "t", "c"), "lex")
+    G_, z_, t_, c_ = ctx.gens()
+    f = (c_ * z_ + 2) * G_**3 - (z_**2 + t_ * c_) * G_**2 + (3 * t_ - c_) * z_ * G_ + t_ * c_ + 1
+    g = (t_ + 1) * G_**2 - c_ * z_ * G_ + z_ - t_ * c_**2
+    assert mpoly_discriminant(f) == f.discriminant("G")
+    assert mpoly_resultant(f, g, 0, 2) == f.resultant(g, "G")
+    assert mpoly_resultant(f, g, 1, 2) == f.resultant(g, "z")
+
+
+def test_tabulated_finite_width_density_equals_the_certified_one(monkeypatch):
+    # TabulatedLaw.from_law takes the density from doubles continued along its nodes
+    # wherever they reach DENSITY_RTOL (most nodes): the values at 40 of its nodes, all
+    # support pieces and edge clusters included, agree with the certified 15-digit path
+    from freeprob.attention import Architecture, attention_law
+    from freeprob.experiments.compare import DENSITY_RTOL, TabulatedLaw
+    law = attention_law(Architecture.from_dimensions(beta=1, n=32, heads=2, d_k=8, d_v=8, d_o=16),
+                        finite_width=True)
+    law.support()
+    A = law._evaluator("test")
+    calls = []
+    exact_point = type(A)._density_exact_point
+    monkeypatch.setattr(type(A), "_density_exact_point",
+                        lambda self, *a, **k: calls.append(1) or exact_point(self, *a, **k))
+    tab = TabulatedLaw.from_law(law, points=60)
+    n = tab.density_x.size
+    assert len(law.cut_points()) >= 2 and n >= 4 * 60     # pieces between special points
+    assert len(calls) < n / 3                               # mostly the float path
+    monkeypatch.undo()
+    idx = sorted(set(list(range(0, n, n // 30)) + [0, 1, 2, n - 3, n - 2, n - 1]))
+    xs = [float(tab.density_x[i]) for i in idx]
+    order = sorted(range(len(xs)), key=lambda j: xs[j])
+    exact = law.density([xs[j] for j in order], dps=15)
+    for j, v in zip(order, exact):
+        got = tab.density_y[idx[j]]
+        assert abs(got - float(v)) <= DENSITY_RTOL * float(v) + 1e-300, (xs[j], got, v)
+
+
+def test_points_evaluated_one_by_one_continue_from_the_last_ones():
+    # a root search along the axis (the top-eigenvalue equation) evaluates G point by
+    # point: a point near one evaluated before starts from that point's root, continued
+    # in doubles, instead of being tracked from far up; the certified values are the same
+    # as on a fresh instance, inside the support and beyond its edge
+    A = _inst(POLYS["free_poisson_e"])
+    (a, b), = A.support(dps=20)
+    a, b = float(a), float(b)
+    inside = [a + (b - a) * t for t in (0.3, 0.3001, 0.31, 0.5)]
+    beyond = [b + 0.5, b + 0.5001, b + 0.6]
+    got = [A.density(x, dps=20) for x in inside] + [A.cauchy(x, dps=20) for x in beyond]
+    assert {x for x, _ in A._cache["recent"]} >= set(inside + beyond)     # the last 8 kept
+    fresh = ([_inst(POLYS["free_poisson_e"]).density(x, dps=20) for x in inside]
+             + [_inst(POLYS["free_poisson_e"]).cauchy(x, dps=20) for x in beyond])
+    assert got == fresh
+    assert all(v > 0 for v in got[:4]) and all(v.imag == 0 and v.real > 0 for v in got[4:])

@@ -126,7 +126,7 @@ def test_atoms_at_irrational_points(expr, atoms):
 
 
 def test_numeric_mass_candidates_keep_a_split_double_root():
-    from freeprob.numeric.rootkernel import _num_real_polyroots
+    from freeprob.numeric.roots import _num_real_polyroots
     with mpmath.workprec(120):
         split = [mpmath.mpf(1), mpmath.mpf(-1), mpmath.mpf(1) / 4 + mpmath.mpf(2) ** -118]   # (H − 1/2)² + tiny
         assert _num_real_polyroots(split, 120) == []

@@ -11,7 +11,7 @@ from sympy import Rational as R, sqrt
 
 import freeprob as fp
 from freeprob.core.exactpoly import freeze_constants
-from freeprob.numeric.rootkernel import _num_real_polyroots
+from freeprob.numeric.roots import _num_real_polyroots
 from freeprob.attention import Architecture, head_output_law, mean_normalized, output_law
 from freeprob.errors import PrecisionError
 
@@ -108,7 +108,9 @@ def test_tiny_beta_atom():
 
 
 def test_badly_scaled_message_does_not_send_the_user_round():
-    law = mean_normalized(output_law(Architecture(heads=4, gamma_k=R(1, 2), gamma_v=R(1, 2), gamma_o=1, beta=10)))
+    # β = 15 (θ1 = e^225): the roots of its Cauchy equation cannot be isolated (at β = 10
+    # they can since python-flint isolates them, issue 27: support ≈ (0.0477, 9.63))
+    law = mean_normalized(output_law(Architecture(heads=4, gamma_k=R(1, 2), gamma_v=R(1, 2), gamma_o=1, beta=15)))
     with pytest.raises(PrecisionError) as info:
         law.support()
     assert "mean_normalized" not in str(info.value) and "Dilate" not in str(info.value)

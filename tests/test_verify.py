@@ -422,7 +422,7 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
     let the run store all its cells, summarise and exit 0 before the signal).  The lock is
     released after the signal: a cell the run was about to store is stored (at most one
     more), and the interrupt is raised right after."""
-    import signal  # noqa: F401
+    import signal
     import sqlite3
     import subprocess
     import sys
@@ -431,7 +431,10 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
     proc = subprocess.Popen(
         [sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY[0], "--n", "64", "--seeds", str(seeds),
          "--points", "200", "--no-progress", "--no-figures", "--workers", str(workers), "--out", str(db)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a test run started in the background of a non-interactive shell inherits an ignored
+        # SIGINT, and so would the run: give it the default disposition a terminal gives
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 240
     done = None
     while done is None:               # the store is created by the run: only read it until then
@@ -724,3 +727,29 @@ def test_top_spread_uses_each_rows_sharing_scheme(tmp_path):
         got[row["config"]] = row["metrics"]["top_pred_fw_se"]["mean"]
         assert got[row["config"]] == pytest.approx(predicted_top_spread(arch, "out", True, bulk_law=law), rel=1e-9)
     assert got["mqa8"] > 1.5 * got["ind8"], got      # one key and value matrix: coherent spikes
+
+
+def test_conditional_top_takes_over_a_workers_setup():
+    # the set-up of a finite-width law computed in a worker (Cauchy equation, special
+    # points, support), pickled and adopted in the main process: the same predictions as
+    # a law built there, without deriving the equation or the discriminant again
+    import pickle
+    from freeprob.attention import Architecture, head_sum_law
+    from freeprob.attention.spikes import predicted_top_eigenvalue
+    from freeprob.experiments.verify_laws import OBJECT_LAWS, law_dims
+    from freeprob.experiments.verify_top import ConditionalTop
+    from freeprob.laws.numeric_state import adopt_numeric_state, numeric_state
+    from freeprob.errors import FreeprobValueError
+    dims = dict(n=64, heads=8, d_k=8, d_v=8, d_o=64, d=64, scheme="gqa", kv_groups=1)
+    arch = Architecture.from_dict(dims).with_beta("1")
+    worker = head_sum_law(arch, finite_width=True)
+    expected = [predicted_top_eigenvalue(arch, "sum", True, theta_sq=t, bulk_law=worker) for t in (0.5, 2.0)]
+    state = pickle.loads(pickle.dumps(numeric_state(worker)))
+    top = ConditionalTop(OBJECT_LAWS, law_dims)
+    top.adopt(dims, "1", "sum", state)
+    assert [top(dims, "1", "sum", t) for t in (0.5, 2.0)] == pytest.approx(expected, rel=1e-12)
+    _, law = top._law(dims, "1", "sum")
+    assert law._cache["cauchy_equation"] == worker.cauchy_equation()
+    assert "disc" not in law._evaluator("test")._cache          # nothing derived again
+    with pytest.raises(FreeprobValueError, match="numeric_state"):
+        adopt_numeric_state(head_sum_law(arch, finite_width=True), {"evaluator": {}})

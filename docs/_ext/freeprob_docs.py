@@ -36,6 +36,7 @@ LAYERS = (
     ("core", "freeprob.core", ("freeprob.core",)),
     ("numeric", "freeprob.numeric", ("freeprob.numeric",)),
     ("laws", "freeprob.laws", ("freeprob.laws",)),
+    ("fit", "freeprob.fit", ("freeprob.fit",)),
     ("attention", "freeprob.attention", ("freeprob.attention",)),
     ("sampler", "freeprob.sampler", ("freeprob.sampler",)),
     ("experiments", "freeprob.experiments", ("freeprob.experiments",)),

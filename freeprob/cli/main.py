@@ -37,6 +37,7 @@ from freeprob.cli.law_commands import (
     run_law_command,
 )
 from freeprob.cli.jacobi_commands import JACOBI_COMMANDS, add_jacobi_command, run_jacobi_command
+from freeprob.cli.fit_commands import add_fit_command, run_fit_command
 from freeprob.cli.sweep_commands import VERIFY_EXAMPLE, add_sweep_command, run_sweep_command
 from freeprob.core.params import check_unique
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -81,7 +82,7 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
 #: these and that its page (and the README, for verify) quotes it, so a new measurement is
 #: made here and there together
 MEASURED_TIMES = {
-    "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
+    "verify --quick": ("1–2.5 min on 2 cores, by the load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
     "explore --quick": ("2.5–4.5 min on 2 cores at load 9–15", "docs/guide/explore.md"),
@@ -295,10 +296,22 @@ def _verify_arguments(p):
     p.add_argument("--points", type=bounded_int(50), default=None,
                    help="density points per support interval of each exact law (default 1000; --quick 400; "
                         "above freeprob.experiments.cost.MAX_POINTS needs --force)")
+    p.add_argument("--fit", type=_fit_spec, default=None, metavar="FAMILY|algebraic[:DG,DZ]",
+                   help="also fit a law to each softmax spectrum (freeprob.fit) and report its distance from the GE law")
     p.add_argument("--force", action="store_true",
                    help="run sizes above the cost limits (an initialisation estimated above 10 min or beyond "
                         "the memory, more than freeprob.experiments.cost.MAX_POINTS points or MAX_CELLS cells), and overwrite "
                         "report files in the report directory that freeprob did not write")
+
+
+def _fit_spec(text):
+    """``--fit``: a family of freeprob.fit or ``algebraic[:DG,DZ]``, checked at parse time."""
+    from freeprob.experiments.fit_report import parse_fit_spec
+    try:
+        parse_fit_spec(text)
+    except FreeprobValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("fit: ")) from None
+    return text
 
 
 def _refuse_stdout_out(path, what):
@@ -329,8 +342,13 @@ def verify_command(args, out=None) -> int:
     kw["out"] = args.out or ("freeprob-verify-quick" if args.quick else "freeprob-verify")
     if args.workers is not None and args.scheduler is not None:
         raise FreeprobValueError("give --workers (local processes) or --scheduler (an existing cluster), not both")
-    res = verify(VerifySettings(**kw), progress=not args.no_progress, stream=out if out is not None else sys.stdout,
+    stream = out if out is not None else sys.stdout
+    res = verify(settings := VerifySettings(**kw), progress=not args.no_progress, stream=stream,
                  workers=args.workers, scheduler=args.scheduler, force=args.force)
+    if args.fit is not None:        # freeprob.experiments.fit_report: fitted laws against the GE law
+        from freeprob.experiments.fit_report import format_fit_rows, verify_fit_rows
+        say = None if args.no_progress else (lambda text: print(f"freeprob verify --fit: {text}", file=sys.stderr))
+        print(format_fit_rows(verify_fit_rows(settings, args.fit, progress=say)), file=stream)
     return 1 if any(r.get("theory_error") for r in res["rows"]) else 0
 
 
@@ -675,6 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_readout(sub)
     _add_explore(sub)
     add_sweep_command(sub)
+    add_fit_command(sub)
     add_law_commands(sub)
     add_jacobi_command(sub)
     add_finite_command(sub)
@@ -727,6 +746,8 @@ def _main(argv):
             status = explore_command(args)
         elif args.command == "sweep":
             status = run_sweep_command(args)
+        elif args.command == "fit":
+            status = run_fit_command(args)
         elif args.command in LAW_COMMANDS:
             status = run_law_command(args)
         elif args.command in JACOBI_COMMANDS:

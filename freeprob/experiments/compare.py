@@ -45,13 +45,16 @@ from freeprob.sampler.arrays import real_array
 from freeprob.sampler.spectra import empirical_moments
 
 __all__ = ["TabulatedLaw", "two_sample_distances", "law_distances", "relative_moment_errors",
-           "spectrum_moments", "snap_to_atoms", "MASS_TOLERANCE", "ATOM_RTOL"]
+           "spectrum_moments", "snap_to_atoms", "MASS_TOLERANCE", "ATOM_RTOL", "DENSITY_RTOL"]
 
 #: Largest accepted ``|continuous mass + atoms − 1|`` of a tabulated law.
 MASS_TOLERANCE = 1e-6
-#: density chunks per piece in :meth:`TabulatedLaw.from_law`, each reported
+#: density chunks in :meth:`TabulatedLaw.from_law`, each reported
 #: (:func:`freeprob._progress.report`: a sweep's bar moves within a law cell)
 _CHUNKS = 8
+#: Relative accuracy of the tabulated density values (float64 continuation where it reaches
+#: this, certified digits elsewhere: :meth:`freeprob.laws.law.Law.density` with ``rtol``).
+DENSITY_RTOL = 1e-10
 #: A sampled eigenvalue within ``ATOM_RTOL·max|λ|`` of an atom location sits on the atom
 #: (:func:`snap_to_atoms`).
 ATOM_RTOL = 1e-9
@@ -155,7 +158,9 @@ class TabulatedLaw:
     hard edges of products of Marchenko–Pastur laws), and integrated by the midpoint rule
     with its second-difference correction (fourth order where the integrand is smooth);
     the continuous cdf is the monotone cubic (PCHIP) through the nodes ``x(j/N)``.  Atoms are exact
-    (:meth:`~freeprob.laws.law.Law.atoms`).
+    (:meth:`~freeprob.laws.law.Law.atoms`).  The density values are accurate to
+    :data:`DENSITY_RTOL` (relative; float64 continuation of the root along the nodes, the
+    certified path next to edges and special points), far below the quadrature error.
 
     Attributes
     ----------
@@ -235,15 +240,23 @@ class TabulatedLaw:
         for attempt in range(2):
             n_pts = points * (4 ** attempt)
             nodes, cdf, dx, dy, mass = [], [], [], [], 0.0
-            for i, (a, b) in enumerate(pieces):
-                t_mid = (np.arange(n_pts) + 0.5) / n_pts
-                u, du = _edge_map(t_mid)
-                x_mid = a + (b - a) * u
-                xs, dens, step = list(map(float, x_mid)), [], -(-n_pts // _CHUNKS)
-                for j in range(0, n_pts, step):      # in reported chunks (the same values: pointwise)
-                    report(i * n_pts + j, len(pieces) * n_pts, "tabulating the law")
-                    dens += [float(v) for v in law.density(xs[j:j + step], dps=15)]
-                dens = np.array(dens)
+            t_mid = (np.arange(n_pts) + 0.5) / n_pts
+            u, du = _edge_map(t_mid)
+            # every piece in sorted calls: the root is continued from node to node (and piece
+            # to piece), and a node that rounds onto a cut point is reached from its own side;
+            # in reported chunks (freeprob._progress: the bar moves, Ctrl-C is seen)
+            x_all = np.concatenate([a + (b - a) * u for a, b in pieces]) if pieces else np.zeros(0)
+            order = np.argsort(x_all, kind="stable")
+            xs_sorted = x_all[order].tolist()
+            d_sorted, step = [], max(1, -(-len(xs_sorted) // _CHUNKS))
+            for j in range(0, len(xs_sorted), step):
+                report(j, len(xs_sorted), "tabulating the law")
+                d_sorted += [float(v) for v in law.density(xs_sorted[j:j + step], rtol=DENSITY_RTOL)]
+            d_all = np.empty_like(x_all)
+            d_all[order] = d_sorted
+            for k, (a, b) in enumerate(pieces):
+                x_mid = x_all[k * n_pts:(k + 1) * n_pts]
+                dens = d_all[k * n_pts:(k + 1) * n_pts]
                 w = dens * (b - a) * du / n_pts
                 # corrected midpoint rule: ∫_cell g ≈ h (g_i + (g_{i−1} − 2 g_i + g_{i+1})/24)
                 w[1:-1] += (w[:-2] - 2 * w[1:-1] + w[2:]) / 24

@@ -55,8 +55,11 @@ from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
            "LOCAL_CLUSTER_OPTIONS", "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
-           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor"]
+           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor", "TRANSIENT"]
 
+#: key of an ``"object"`` cell's result dict that is handed to ``on_result`` but never stored
+#: (e.g. a law's set-up for the main process, :mod:`freeprob.experiments.verify_laws`)
+TRANSIENT = "transient"
 #: seconds to reach a scheduler given with ``--scheduler`` (fail fast)
 CONNECT_TIMEOUT = 10
 #: seconds to wait for a first worker on a reachable scheduler
@@ -492,7 +495,11 @@ class Executor:
             # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
             # Logs below CRITICAL silenced: on Ctrl-C the workers log the scheduler's
             # shutdown as errors; a cell that fails is reported by run_cells instead.
-            with _sigint_ignored():
+            # Dask's statistical profiler off: it samples each worker's stack every 10 ms
+            # (CPU time for a dashboard this cluster does not serve: measured 2 s a minute for
+            # two idle workers, more under sympy's deep stacks).
+            config = _sweep_extra("dask").config.set({"distributed.worker.profile.enabled": False})
+            with _sigint_ignored(), config:
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             silence_logs=logging.CRITICAL, timeout=LOCAL_START_TIMEOUT,
                                             memory_limit=0, **LOCAL_CLUSTER_OPTIONS)
@@ -554,7 +561,8 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
     desc : str
         Label of the bar.
     on_result : callable, optional
-        ``on_result(cell, result)`` after a cell is stored (in this process).
+        ``on_result(cell, result)`` after a cell is stored (in this process); the result of
+        an ``"object"`` cell still holds its :data:`TRANSIENT` entry, which is not stored.
 
     Returns
     -------
@@ -603,7 +611,8 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
             stats.failed[cell.key] = err
             return
         if cell.kind == "object":
-            store.put_object(cell.key, cell.params.get("object_kind", "object"), res)
+            kept = {k: v for k, v in res.items() if k != TRANSIENT} if isinstance(res, dict) else res
+            store.put_object(cell.key, cell.params.get("object_kind", "object"), kept)
         else:
             if not isinstance(res, dict) or "quantities" not in res:
                 stats.failed[cell.key] = (f"cell function returned {type(res).__name__}, not a dict with "

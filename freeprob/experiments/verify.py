@@ -49,8 +49,8 @@ from freeprob.experiments.store import ResultStore, check_creatable, code_versio
 from freeprob.experiments.summary import (DEFINITIONS, PAPER_RANGE, format_table,  # noqa: F401 (verify's names)
                                           paired_metrics)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
-from freeprob.experiments.verify_top import (THEORY_EXTRAS, ConditionalTop, fw_top_prediction,
-                                             realised_strengths, spread_of_mean)
+from freeprob.experiments.verify_laws import OBJECT_LAWS, adopt_transient, law_dims, theory_job
+from freeprob.experiments.verify_top import THEORY_EXTRAS, ConditionalTop, realised_strengths, spread_of_mean
 
 __all__ = ["VerifySettings", "verify", "plan_cells", "check_cost", "summarize", "format_table", "PAPER_RANGE",
            "OBJECT_LAWS", "DEFAULT_MAX_N", "QUICK_MAX_N", "figure_panels"]
@@ -64,10 +64,6 @@ MIN_BETA = Fraction(1, 100)
 DEFAULT_MAX_N = 1024
 #: Token cap and seeds of ``--quick``.
 QUICK_MAX_N, QUICK_SEEDS = 256, 2
-#: Sampler object → law constructor in :mod:`freeprob.attention`.
-OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
-               "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
-               "out_full": "output_law"}
 _FORMAT = 4          # bump when a stored cell would mean something else (3: zeros snapped in KS; 4: finite width)
 
 
@@ -272,17 +268,6 @@ def _dims_dict(dims):
     return dims.to_dict()
 
 
-def _law_dims(dims, obj):
-    """``dims`` as the law of ``obj`` sees it: across-head sharing (GQA, MQA, one shared key
-    matrix) changes only the head-sum law and its mean spike (theory.md §3.5, §7 F2), so the
-    other objects' laws are keyed and tabulated once for these schemes (LLaMA-2 and Mistral
-    share theirs); the spike's spread depends on the scheme and is computed per row."""
-    d = _dims_dict(dims)
-    if obj != "sum" and d.get("scheme") in ("gqa", "shared_keys"):
-        d = d | {"scheme": "independent", "kv_groups": None}
-    return d
-
-
 def _models(refinements):
     return ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
 
@@ -312,7 +297,7 @@ def _cell_key(cell, settings, beta, seed):
 def _theory_key(cell, beta, obj, points, finite_width=False):
     """The store key of a tabulated law (GE limit, or finite width: ``theory-fw-…``); the
     finite-width law depends on ``n`` and the absolute widths, which ``dims`` holds."""
-    payload = json.dumps(dict(v=_FORMAT, dims=_law_dims(cell.dims, obj) | {"d": None},
+    payload = json.dumps(dict(v=_FORMAT, dims=law_dims(cell.dims, obj) | {"d": None},
                               beta=str(beta), obj=obj, points=points, code=code_version())
                          | ({"fw": True} if finite_width else {}), sort_keys=True)
     return f"theory-{'fw-' if finite_width else ''}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
@@ -370,21 +355,6 @@ def _sample_job(dims, beta, entropy, objects, refinements, coupled, weights):
     return dict(quantities=q, arrays=eig)
 
 
-def _theory_job(dims, beta, obj, points, finite_width=False):
-    """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text); with
-    ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue (``out_full``:
-    the bulk law only; :func:`freeprob.experiments.verify_top.fw_top_prediction`)."""
-    from freeprob.attention import laws as attention
-    arch = attention.Architecture.from_dict(dims).with_beta(beta)
-    law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width)
-    data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
-    if finite_width:          # the law's support and equation are cached: the prediction reuses them
-        data.update(fw_top_prediction(arch, obj, law))
-    elif obj == "out_full":   # bulk = output law; the top eigenvalue is the common-row spike
-        data["outlier"] = float(attention.common_row_spike(arch, dims["n"]))
-    return data
-
-
 def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
     r"""The sweep of a run: one object cell per distinct (dimensions, β, object) — the
     tabulated exact law, first — and one cell per (configuration, n, β, seed).
@@ -411,8 +381,8 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
                         seen.add(key)
                         out.append(SweepCell(key=key, params=dict(
                             config=cell.config.name, n=cell.dims.n, beta=str(beta), object=obj,
-                            object_kind="finite-width law" if fw else "tabulated law"), fn=_theory_job,
-                            kwargs=dict(dims=_law_dims(cell.dims, obj), beta=str(beta), obj=obj,
+                            object_kind="finite-width law" if fw else "tabulated law"), fn=theory_job,
+                            kwargs=dict(dims=law_dims(cell.dims, obj), beta=str(beta), obj=obj,
                                         points=settings.points, finite_width=fw),
                             kind="object", priority=9 if fw else 10))
     for cell in cells:
@@ -573,7 +543,9 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
                                       keep=() if settings.figures else FIGURE_FILES):    # --no-figures
                 print(f"note: {note}", file=sys.stderr)
             executor = ex.description
-            stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify")
+            conditional = ConditionalTop(OBJECT_LAWS, law_dims)     # takes the workers' fw set-ups
+            stats = run_cells(sweep, store, name, ex, progress=progress, desc="verify",
+                              on_result=lambda cell, res: adopt_transient(conditional, cell, res))
             ex.close()                  # the summary needs no workers
             theory = {}
             for c in sweep:
@@ -581,7 +553,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
                     data = store.get_object(c.key)
                     theory[c.key] = (data if data is not None
                                      else {"error": stats.failed.get(c.key, "not computed")})
-            rows, per_seed = summarize(cells, settings, theory, store, name)
+            rows, per_seed = summarize(cells, settings, theory, store, name, conditional)
             failed = {k: v for k, v in stats.failed.items() if not k.startswith("theory-")}
             result = dict(settings=_settings_dict(settings), rows=rows, paper_range=PAPER_RANGE,
                           definitions=DEFINITIONS, computed=stats.by_kind["cell"][0],
@@ -637,7 +609,7 @@ def _mean_ci(values):
     return None if r is None else dict(mean=r.mean, lo=r.lo, hi=r.hi, n=r.n)
 
 
-def summarize(cells, settings, theory, store, sweep):
+def summarize(cells, settings, theory, store, sweep, conditional=None):
     r"""Per-seed metrics from the stored cells and their mean and 95% t-interval.
 
     The quantities that need the exact law (distances and moment errors against it, the
@@ -652,6 +624,8 @@ def summarize(cells, settings, theory, store, sweep):
         Theory key → tabulated law dict (or ``{"error": text}``).
     store : freeprob.experiments.store.ResultStore
     sweep : str
+    conditional : ConditionalTop, optional
+        For the conditional top predictions (holding the laws set up by the workers).
 
     Returns
     -------
@@ -660,7 +634,7 @@ def summarize(cells, settings, theory, store, sweep):
         ``{mean, lo, hi, n}``; ``per_seed`` a list of flat dicts.
     """
     rows, per_seed = [], []
-    conditional = ConditionalTop(OBJECT_LAWS)
+    conditional = ConditionalTop(OBJECT_LAWS, law_dims) if conditional is None else conditional
     for cell in cells:
         for beta in settings.betas_exact:
             for obj in settings.objects:

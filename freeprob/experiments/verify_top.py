@@ -116,10 +116,14 @@ class ConditionalTop:
     r"""The prediction conditional on a draw,
     ``predicted_top_eigenvalue(arch, obj, True, theta_sq=θ̂², bulk_law=law)``, with the
     finite-width law of each ``(dims, β, obj)`` built once (its first evaluation finds the
-    support, 1–10 s; later ones take milliseconds).
+    support, 1–10 s; later ones take milliseconds), or set up from a worker's
+    (:meth:`adopt`).
 
     ``object_laws`` maps an object to the name of its law constructor in
-    :mod:`freeprob.attention` (:data:`freeprob.experiments.verify.OBJECT_LAWS`).
+    :mod:`freeprob.attention` (:data:`freeprob.experiments.verify.OBJECT_LAWS`);
+    ``law_dims(dims, obj)``, if given, the dimensions the law of ``obj`` depends on
+    (:func:`freeprob.experiments.verify_laws.law_dims`: rows whose laws are one law share
+    it; the arch of the prediction stays the row's own).
     Call with ``(dims, beta, obj, theta_sq)``: ``dims`` a dict
     (:meth:`freeprob.sampler.Dimensions.to_dict`), ``beta`` a number or text, ``obj`` one
     of :data:`freeprob.attention.spikes.SPIKE_OBJECTS`, ``theta_sq`` a finite float
@@ -130,14 +134,34 @@ class ConditionalTop:
     Source: docs/theory.md §7 F2.
     """
 
-    def __init__(self, object_laws):
-        self._laws, self._names = {}, dict(object_laws)
+    def __init__(self, object_laws, law_dims=None):
+        self._laws, self._names, self._law_dims, self._archs = {}, dict(object_laws), law_dims, {}
+        self._spreads = {}      # (row dims, β, obj) → spread: one per row, not per seed
+
+    def _key(self, dims, beta, obj):
+        ld = dims if self._law_dims is None else self._law_dims(dims, obj)
+        return (json.dumps(ld, sort_keys=True, default=str), str(beta), obj), ld
 
     def _law(self, dims, beta, obj):
-        key = (json.dumps(dims, sort_keys=True, default=str), str(beta), obj)
+        key, ld = self._key(dims, beta, obj)
         if key not in self._laws:
-            self._laws[key] = _arch_and_law(dims, str(beta), self._names[obj])
-        return self._laws[key]
+            self._laws[key] = _arch_and_law(ld, str(beta), self._names[obj])[1]
+        akey = (json.dumps(dims, sort_keys=True, default=str), str(beta))
+        if akey not in self._archs:         # the row's own layer (its sharing scheme)
+            from freeprob.attention import laws as attention
+            self._archs[akey] = attention.Architecture.from_dict(dims).with_beta(str(beta))
+        return self._archs[akey], self._laws[key]
+
+    def adopt(self, dims, beta, obj, state):
+        """Set up the finite-width law of ``(dims, β, obj)`` from ``state``
+        (:func:`freeprob.laws.numeric_state.numeric_state` of that law, computed by a
+        worker of this run) unless it is set up already.  Raises ``FreeprobValueError`` for
+        a state of the wrong form.  Source: :mod:`freeprob.laws.numeric_state`."""
+        from freeprob.laws.numeric_state import adopt_numeric_state
+        key, ld = self._key(dims, beta, obj)
+        if key not in self._laws:
+            law = _arch_and_law(ld, str(beta), self._names[obj])[1]
+            self._laws[key] = adopt_numeric_state(law, state)
 
     def __call__(self, dims, beta, obj, theta_sq):
         from freeprob.attention.spikes import predicted_top_eigenvalue
@@ -151,15 +175,19 @@ class ConditionalTop:
         r"""``top_spread_fw``: :func:`~freeprob.attention.spikes.predicted_top_spread` of one
         initialisation for the row's own ``dims`` (its sharing scheme included), or ``None``
         (``out_full``; ``d_K ≤ 4β²``, where the spike's variance is infinite; numerics that
-        fail as in ``__call__``).  Source: docs/theory.md §7 F2."""
+        fail as in ``__call__``), computed once per row (its seeds share it).
+        Source: docs/theory.md §7 F2."""
         from freeprob.attention.spikes import SPIKE_OBJECTS, predicted_top_spread
         if obj not in SPIKE_OBJECTS:
             return None
-        try:
-            arch, law = self._law(dims, beta, obj)
-            return predicted_top_spread(arch, obj, True, bulk_law=law)
-        except (ValueError, ArithmeticError, NotImplementedError):
-            return None
+        key = (json.dumps(dims, sort_keys=True, default=str), str(beta), obj)
+        if key not in self._spreads:        # the same for every seed of the row
+            try:
+                arch, law = self._law(dims, beta, obj)
+                self._spreads[key] = predicted_top_spread(arch, obj, True, bulk_law=law)
+            except (ValueError, ArithmeticError, NotImplementedError):
+                self._spreads[key] = None
+        return self._spreads[key]
 
 
 def spread_of_mean(recs):

@@ -45,6 +45,8 @@ from functools import singledispatch
 
 import sympy as sp
 
+from freeprob.core.exactpoly import flint_context, from_flint, norm
+from freeprob.core.substitution import substitute
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
 from freeprob.laws.independences import BooleanAdd, MonotoneAdd
@@ -88,25 +90,55 @@ def _expr(poly):
     return poly.as_expr()
 
 
+def _subs(P, images, gens, shift=None):
+    """The numerator of ``P`` (a Poly in two generators) with its generators replaced by
+    ``num/den`` (``images``, in order), as a primitive Poly in ``gens``: in polynomial
+    arithmetic (:func:`freeprob.core.substitution.substitute`), or through sympy
+    expressions for coefficients it does not handle (``EX``).  ``shift``: as there."""
+    out = substitute(P, images, gens, shift=shift)
+    if out is not None:
+        return out
+    expr = _expr(P)
+    if shift is not None:
+        k, j = shift
+        low = min(m[j] - m[k] for m in P.monoms())
+        expr = expr.subs(P.gens[k], P.gens[k] / P.gens[j], simultaneous=True) * P.gens[j] ** max(0, -low)
+    return _numer(expr.subs({g: n / d for g, (n, d) in zip(P.gens, images)}, simultaneous=True), *gens)
+
+
 # -- conversions between G-, R- and S-equations ------------------------------------------
 def g_to_r(P):
     """``Q(R, w)`` with ``Q(R(w), w) = 0`` from ``P(G, z)``: substitute ``G = w``, ``z = R + 1/w``."""
-    return _numer(_expr(P).subs({G: w, z: _R + 1 / w}, simultaneous=True), _R, w)
+    return _subs(P, [(w, 1), (_R * w + 1, w)], (_R, w))
 
 
 def r_to_g(Q):
     """``P(G, z)`` from ``Q(R, w)``: ``w = G``, ``R = z − 1/G``."""
-    return _numer(_expr(Q).subs({w: G, _R: z - 1 / G}, simultaneous=True), G, z)
+    return _subs(_gens(Q, _R, w), [(z * G - 1, G), (G, 1)], (G, z))
 
 
 def g_to_s(P):
     """``L(S, u)`` with ``L(S(u), u) = 0``: ``G = uS``, ``z = (1 + u)/(uS)`` (needs m_1 ≠ 0)."""
-    return _numer(_expr(P).subs({G: _U * _S, z: (1 + _U) / (_U * _S)}, simultaneous=True), _S, _U)
+    return _subs(P, [(_U * _S, 1), (1 + _U, _U * _S)], (_S, _U))
 
 
 def s_to_g(L):
     """``P(G, z)`` from ``L(S, u)``: ``u = zG − 1``, ``S = G/u``."""
-    return _numer(_expr(L).subs({_S: G / (z * G - 1), _U: z * G - 1}, simultaneous=True), G, z)
+    return _subs(_gens(L, _S, _U), [(G, 1), (z * G - 1, 1)], (G, z), shift=(0, 1))
+
+
+def _composed(P, images, gens):
+    """``P`` (two generators) with its generators replaced by the polynomials ``images``
+    (``(num, 1)`` pairs) as a Poly in ``gens`` (up to a constant and a monomial factor,
+    :func:`freeprob.core.substitution.substitute`), or the expression for an ``EX`` domain."""
+    out = substitute(P, images, gens)
+    return out if out is not None else _expr(P).subs({g: n for g, (n, _) in zip(P.gens, images)},
+                                                     simultaneous=True)
+
+
+def _gens(P, *gens):
+    """``P`` as a Poly in exactly ``gens`` (in this order)."""
+    return P if P.gens == gens else sp.Poly(_expr(P), *gens)
 
 
 # -- elimination: FLINT multivariate integer polynomials when possible ------------------
@@ -146,6 +178,8 @@ def _eliminate(first, steps, gens):
                 if f.degrees()[0] > 0:
                     acc = acc * f
         return from_flint(acc, fd.variables, gens, fd.back)
+    first = _expr(first) if isinstance(first, sp.Poly) else first
+    steps = [(_expr(q) if isinstance(q, sp.Poly) else q, v) for q, v in steps]
     try:
         acc = sp.expand(first)
         for q, v in steps:
@@ -294,7 +328,7 @@ def _(law: CompoundFreePoisson):
     t = law.rate
     Pnu = _operand_equation(law.jump_law)
     # R(w) = (t/w)(G_ν(1/w)/w − 1)  ⇔  G_ν(1/w) = w + w² R / t
-    Q = _numer(_expr(Pnu).subs({G: w + w**2 * _R / t, z: 1 / w}, simultaneous=True), _R, w)
+    Q = _subs(_gens(Pnu, G, z), [(t * w + w**2 * _R, t), (1, w)], (_R, w))
     return r_to_g(Q)
 
 
@@ -322,7 +356,7 @@ def _(law: FreeAdd):
     Q = r_equation(law.laws[0])
     for other in law.laws[1:]:
         Qb = r_equation(other)
-        Q = _resultant(_expr(Q).subs(_R, _Y), _expr(Qb).subs(_R, _R - _Y), _Y, (_R, w))
+        Q = _resultant(Q.replace(_R, _Y), _composed(Qb, [(_R - _Y, 1), (w, 1)], (_R, _Y, w)), _Y, (_R, w))
     return r_to_g(Q)
 
 
@@ -338,28 +372,30 @@ def _(law: FreeMul):
         return _numer(_expr(P3).subs(_EPS, 0), G, z)
     La, Lb = s_equation(law.left), s_equation(law.right)
     d = sp.degree(Lb, _S)
-    Lb_sub = sp.expand(_expr(Lb).subs(_S, _S / _Y) * _Y**d)
-    L = _resultant(_expr(La).subs(_S, _Y), Lb_sub, _Y, (_S, _U))
+    Lb = _gens(Lb, _S, _U)
+    Lb_sub = sp.Poly.from_dict({(i, j, d - i): c for (i, j), c in Lb.as_dict(native=True).items()},
+                               _S, _U, _Y, domain=Lb.domain)       # Lb(S/Y, u) Y^d
+    L = _resultant(_gens(La, _S, _U).replace(_S, _Y), Lb_sub, _Y, (_S, _U))
     return s_to_g(L)
 
 
 @raw_cauchy_equation.register
 def _(law: FreePower):
     Q = r_equation(law.law)
-    return r_to_g(_numer(_expr(Q).subs(_R, _R / law.t), _R, w))
+    return r_to_g(_subs(Q, [(_R, law.t), (w, 1)], (_R, w)))
 
 
 @raw_cauchy_equation.register
 def _(law: Shift):
     P = _operand_equation(law.law)
-    return _numer(_expr(P).subs(z, z - law.a), G, z)
+    return _subs(_gens(P, G, z), [(G, 1), (z - law.a, 1)], (G, z))
 
 
 @raw_cauchy_equation.register
 def _(law: Dilate):
     P = _operand_equation(law.law)
     c = law.c
-    return _numer(_expr(P).subs({G: c * G, z: z / c}, simultaneous=True), G, z)
+    return _subs(_gens(P, G, z), [(c * G, 1), (z, c)], (G, z))
 
 
 @raw_cauchy_equation.register
@@ -367,11 +403,12 @@ def _(law: Mixture):
     pairs = [(wt, law_i) for wt, law_i in zip(law.weights, law.laws) if sp.simplify(wt) != 0]
     wt0, law0 = pairs[0]
     # H = w_0 G_0: P_0(H / w_0, z)
-    P = _numer(_expr(_operand_equation(law0)).subs(G, G / wt0), G, z)
+    P = _subs(_gens(_operand_equation(law0), G, z), [(G, wt0), (z, 1)], (G, z))
     for wt, law_i in pairs[1:]:
         Pi = _operand_equation(law_i)
         # H_new = H_old + wt * Y with P_i(Y, z) = 0
-        P = _resultant(_expr(P).subs(G, G - wt * _Y), _expr(Pi).subs(G, _Y), _Y, (G, z))
+        P = _resultant(_composed(_gens(P, G, z), [(G - wt * _Y, 1), (z, 1)], (G, z, _Y)),
+                       _gens(Pi, G, z).replace(G, _Y), _Y, (G, z))
     return P
 
 
@@ -379,7 +416,7 @@ def _(law: Mixture):
 def _(law: RectangularCompanion):
     P = _operand_equation(law.law)
     c = law.ratio
-    return _numer(_expr(P).subs(G, (G - (1 - c) / z) / c), G, z)
+    return _subs(_gens(P, G, z), [(z * G - (1 - c), c * z), (z, 1)], (G, z))
 
 
 @raw_cauchy_equation.register

@@ -559,7 +559,8 @@ class Law:
             # imported here: exact moments and cumulants need no numeric layer (CLI startup)
             from freeprob.numeric.cauchy import AlgebraicCauchy
             hit = self._cache["evaluator"] = AlgebraicCauchy(
-                self.cauchy_equation(), known_atoms=self._known_atoms(), known_levels=self._known_levels)
+                self.cauchy_equation(), irreducible=True, known_atoms=self._known_atoms(),
+                known_levels=self._known_levels)
         return hit
 
     def _known_atoms(self):
@@ -615,7 +616,7 @@ class Law:
         return self._evaluator("cauchy").cauchy(z, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def density(self, x, *, dps=None, ball=False):
+    def density(self, x, *, dps=None, ball=False, rtol=None):
         r"""Density ``−Im G(x + i0)/π`` of the absolutely continuous part.
 
         ``x`` is a real number, or a sorted sequence of real numbers (evaluated together,
@@ -623,18 +624,24 @@ class Law:
 
         With ``ball=True``: python-flint ``arb`` balls that provably contain the density
         (an exact ``0`` outside the support), radius ``≤ 10^{-dps}·value``, midpoint the
-        plain value (:mod:`freeprob.numeric.enclosure`).
+        plain value (:mod:`freeprob.numeric.enclosure`).  With ``rtol`` (a sorted sequence
+        only; ``dps`` unused): floats, each to about that relative accuracy, for
+        tabulations (:meth:`freeprob.numeric.AlgebraicCauchy.density_float`).
 
         Raises
         ------
         FreeprobValueError
-            Complex ``x``; bad ``dps``; free symbols.
+            Complex ``x``; bad ``dps`` or ``rtol``; free symbols.
         PrecisionError
             The digits could not be certified (with ``ball=True``: the enclosure could not
             be made that narrow; the message gives the width reached).
         """
         dps = self._dps(dps, "density")
         ev = self._evaluator("density")
+        if rtol is not None:
+            if not isinstance(x, list | tuple) or ball is not False:
+                raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")
+            return ev.density_float(list(x), rtol=rtol)
         if isinstance(x, list | tuple):
             return ev.density_grid(list(x), dps=dps, ball=ball)
         return ev.density(x, dps=dps, ball=ball)
@@ -728,9 +735,12 @@ class Law:
             # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
             # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
             # (compound free Poisson rank, products, dilations) is the answer.
+            # from P's terms (converting P to a polynomial in G alone went through
+            # expressions: a quarter of a second for a finite-width law)
             P = self.cauchy_equation()
-            lc = P.as_poly(P.gens[0]).LC()
-            if len(sp.Poly(lc, _z).terms()) == 1:
+            top = P.degree(P.gens[0])
+            iz = P.gens.index(_z) if _z in P.gens else None
+            if len({m[iz] if iz is not None else 0 for m, _ in P.terms() if m[0] == top}) == 1:
                 return ((sp.Integer(0), known),) if sign(known) == 1 else ()
         return ev.atoms(dps=dps)
 

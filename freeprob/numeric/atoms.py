@@ -14,13 +14,12 @@ import mpmath
 import sympy as sp
 
 from freeprob.numeric.balls import check_ball, shows_proven
+from freeprob.numeric.roots import _num_real_polyroots, _num_real_roots
 from freeprob.numeric.rootkernel import (
     _H,
     _bits,
     _check_dps,
     _Fail,
-    _num_real_polyroots,
-    _num_real_roots,
     _PoleKernel,
     _sym_real_roots,
     _to_mpf,
@@ -139,16 +138,27 @@ class _Atoms:
                 factors = [f for f, _ in lc.factor_list()[1]]
             except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
                 factors = [lc.sqf_part()]
-        rows = [sp.Poly(self._P.as_expr().coeff(_G, k), _z, domain=dom) for k in range(self._d + 1)]
+        # the coefficients of G^k as Polys in z, from the terms (not through the expression)
+        by_k = {}
+        for (k, j), c in self._P.as_dict(native=True).items():
+            by_k.setdefault(k, {})[(j,)] = c
+        rows = [sp.Poly.from_dict(by_k[k], _z, domain=dom) if k in by_k else sp.Poly(0, _z, domain=dom)
+                for k in range(self._d + 1)]
         out = []
         used = set()
         for f in factors:
             if f.degree() < 1:
                 continue
             nu = []
+            is_z = f.as_dict(native=True) == {(1,): dom.one}      # the factor z: orders from the terms
             for r in rows:
                 if r.is_zero:
                     nu.append(None)
+                    continue
+                if is_z:        # r = z^n b with b(0) ≠ 0, as repeated division by z would give
+                    terms = r.as_dict(native=True)
+                    n = min(j for (j,) in terms)
+                    nu.append((n, sp.Poly.from_dict({(j - n,): c for (j,), c in terms.items()}, _z, domain=dom)))
                     continue
                 n, b = 0, r
                 while True:

@@ -21,18 +21,20 @@ from mpmath import libmp
 from freeprob.core.coefficients import flint_precision
 from freeprob.numeric.acbkernel import _AcbKernel
 from freeprob.numeric.precision import escalate
+from freeprob.numeric.roots import _num_real_roots, polyroots
 from freeprob.numeric.rootkernel import (
     _FLOAT_EPS,
     _MAX_STEPS,
     MAX_GUARD_DPS,
     _agree,
     _arb,
+    _coeff_arbs,
+    _coeff_mpfs,
     _Fail,
     _fixed_float,
     _fixed_mpc,
     _Kernel,
     _mp_close,
-    _num_real_roots,
     _polish,
     _root_error,
     _scaled_pair,
@@ -40,7 +42,6 @@ from freeprob.numeric.rootkernel import (
     _separation_pair,
     _taylor,
     _to_mpf,
-    polyroots,
 )
 from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G
@@ -59,8 +60,11 @@ class _BoundaryValues:
             conv = [[fl(c) for c in r] for r in self._rows]
             dconv = [[fl(c) for c in r] for r in self._drows]
             k = _Kernel(conv, dconv, _FLOAT_EPS, 1j, math.exp, math.log)
-            k.series = [fl(c) for c in self._series()]
+            k.series = [float(v) for v in self._series_num(53)]
             k.is_mp = False
+            # for rounding-error bounds (density_float): |coefficients|, highest powers first
+            k.abs_desc = [[abs(c) for c in reversed(r)] for r in reversed(conv)]
+            k.horner_steps = len(conv) + max(len(r) for r in conv) + 2
             real, nonreal = self._singular_points()
             k.sigma = [complex(r) for r in self._special_floats()] + [complex(c) for c in nonreal]
             return k
@@ -77,7 +81,7 @@ class _BoundaryValues:
                 return real, []
             prec = 128
             with mpmath.workprec(prec + 20):
-                cs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in p.all_coeffs()]
+                cs = [mpmath.mpf(c) for c in _coeff_mpfs(p, prec + 20)]
                 while cs and not cs[0]:
                     cs.pop(0)
                 roots = None
@@ -165,7 +169,7 @@ class _BoundaryValues:
             mk = mpmath.mpf
             k = _Kernel([[mk(c) for c in r] for r in rows], [[mk(c) for c in r] for r in drows],
                         mpmath.mpf(2) ** (-prec), mpmath.mpc(0, 1), mpmath.exp, mpmath.log)
-            k.series = [mk(_to_mpf(c, prec)) for c in self._series()]
+            k.series = [mk(v) for v in self._series_num(prec)]
             k.is_mp = True
             real, nonreal = self._singular_points()
             if real and not isinstance(real[0], sp.Basic) and prec > 180:
@@ -434,7 +438,7 @@ class _BoundaryValues:
                 return fast
         def coeffs():
             with mpmath.workprec(wp):       # mpf() rounds to the working precision
-                return [mpmath.mpf(_to_mpf(sp.sympify(c), wp)) for c in self._special_poly().all_coeffs()]
+                return [mpmath.mpf(c) for c in _coeff_mpfs(self._special_poly(), wp)]
         cs = self._memo(("specialcoeffs", wp), coeffs)
         with mpmath.workprec(wp):
             x = mpmath.mpf(pt.mpf(wp))          # binary rounding of x: part of the bound
@@ -462,7 +466,9 @@ class _BoundaryValues:
         def coeffs():
             """The special polynomial as an ``arb_poly`` (balls at ``wp + 30`` bits)."""
             with flint_precision(flint.ctx.cap, wp + 30):
-                cs = [_arb(sp.sympify(c)) for c in self._special_poly().all_coeffs()]
+                cs = _coeff_arbs(self._special_poly(), wp + 30)
+                if cs is None:
+                    cs = [_arb(sp.sympify(c)) for c in self._special_poly().all_coeffs()]
                 if any(c is None or not c.is_finite() for c in cs):
                     return None
                 return flint.arb_poly(cs[::-1])
@@ -480,15 +486,18 @@ class _BoundaryValues:
         tiny = not (1e-280 < abs(xf) < 1e280) and xf != 0 or (xf == 0 and pt.expr != 0)
         dist, _ = self._nearest_special_gap(xf)
         if tiny or dist <= 1e-12 * abs(xf):
-            near = min(self._special_points(), key=lambda p: abs(sp.N(p - pt.expr, 30)),
-                       default=None)
-            if near is None:
+            pts = self._special_points()
+            if not pts:
                 return 0, not tiny
-            d = abs(sp.N(pt.expr - near, 30))
-            ax = abs(sp.N(pt.expr, 30))
-            if d == 0 or ax == 0:
-                return 0, not tiny
-            ratio = float(sp.log(ax / d, 2).evalf(15))
+            # at 256 bits (sympy would round an mpf special point to a double first: the
+            # distance of a point within an ulp of it came out 0, i.e. "doubles suffice")
+            with mpmath.workprec(256):
+                x = mpmath.mpf(pt.mpf(256))
+                d = min(abs(x - (mpmath.mpf(_to_mpf(p, 256)) if isinstance(p, sp.Basic) else p))
+                        for p in pts)
+                if d == 0 or x == 0:
+                    return 0, not tiny
+                ratio = float(mpmath.log(abs(x) / d, 2))
             if ratio > 20:
                 return int(ratio) + 16, False
         return 0, not tiny
@@ -503,6 +512,9 @@ class _BoundaryValues:
         that precision (continuation from a neighbouring point), certified the same way."""
         extra, float_ok = plan or self._plan(pt)
         anchor = False
+        recent = sel is None            # a point evaluated on its own: kept as a start
+        if sel is None and float_ok:
+            sel = self._near_recent(pt.xf)
         if sel is None and float_ok:
             try:
                 sel = self._select_boundary(self._fkernel(), pt.xf)
@@ -527,6 +539,9 @@ class _BoundaryValues:
                         anchors = self._cache.setdefault("anchors", [])
                         if len(anchors) < 64:
                             anchors.append((pt, sel))
+                    if recent and isinstance(sel[1], complex):
+                        last = self._cache.setdefault("recent", [])
+                        last[:] = last[-7:] + [(pt.xf, sel)]
                     return out
             sel = None                      # at higher guards: selected again in mpmath
             anchor = False
@@ -535,6 +550,25 @@ class _BoundaryValues:
         return escalate(dps, attempt, lambda: (
             f"AlgebraicCauchy: no agreement to {dps} digits up to {dps + 2 * MAX_GUARD_DPS} "
             f"digits at x = {pt}"), extra_bits=extra)
+
+    def _near_recent(self, xf):
+        """The selected root at the float ``xf`` continued in doubles from one of the last
+        points evaluated one by one (e.g. the previous step of a root search along the
+        axis), when that point is closer to ``xf`` than a quarter of its distance to the
+        nearest special point (a step or two: cheaper than tracking from far up), else
+        ``None``.  The root is certified by the caller as any other."""
+        last = self._cache.get("recent")
+        if not last:
+            return None
+        x0, sel0 = min(last, key=lambda r: abs(r[0] - xf))
+        if x0 == xf:
+            return sel0
+        if not abs(xf - x0) <= self._nearest_special_gap(x0)[0] / 4:
+            return None
+        try:
+            return self._march(self._fkernel(), x0, xf, sel0)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
 
     def _certify(self, pt, sel, dps, p1, p2, need):
         """Polish the selected root at ``p1`` and ``p2`` bits and check agreement."""

@@ -76,7 +76,6 @@ References: [MS17]_ §2.1 (Cauchy transform, Stieltjes inversion), §3.1 (atoms 
 """
 from __future__ import annotations
 
-import bisect
 import cmath
 import math
 
@@ -88,9 +87,11 @@ from freeprob.numeric.atoms import _Atoms
 from freeprob.numeric.boundary import _BoundaryValues
 from freeprob.numeric.enclosure import _Enclosures, _prec, _width, ball_around, enclose, meets
 from freeprob.numeric.exact import _ExactData
+from freeprob.numeric.grid import _Grid
 from freeprob.numeric.precision import escalate
 from freeprob.numeric.quadrature import _Quadrature
 from freeprob.numeric.balls import check_ball, shows_proven
+from freeprob.numeric.roots import _num_real_roots
 from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     MAX_GUARD_DPS,
@@ -99,11 +100,8 @@ from freeprob.numeric.rootkernel import (
     _density_from_fixed,
     _Fail,
     _mpf,
-    _num_real_roots,
     _real_point,
     _select_factor,
-    _separation,
-    _taylor,
     _to_mpf,
 )
 from freeprob.errors import FreeprobValueError, PrecisionError
@@ -113,7 +111,7 @@ from freeprob.core.symbols import z as _z
 __all__ = ["AlgebraicCauchy", "GUARD_DPS", "MAX_GUARD_DPS"]
 
 
-class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosures):
+class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _Enclosures):
     r"""Numeric Cauchy transform, density, support, atoms, cdf and quantiles of the law
     whose Cauchy transform solves ``P(G, z) = 0``.
 
@@ -142,6 +140,11 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         computed one within its error bound, else
         :class:`~freeprob.errors.FreeprobValueError`; :meth:`quantile` then decides on
         which side of that level ``p`` lies exactly.
+    irreducible : bool, optional
+        The caller guarantees that ``poly`` is irreducible (e.g.
+        :meth:`freeprob.laws.law.Law.cauchy_equation`): it is not factored again (sympy
+        took up to a second for a degree-15 equation over ℤ[e]); its branch ``G ~ 1/z`` at
+        infinity is still checked.
 
     Raises
     ------
@@ -173,7 +176,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
     mpf('0.0')
     """
 
-    def __init__(self, poly, *, known_atoms=None, known_levels=None):
+    def __init__(self, poly, *, known_atoms=None, known_levels=None, irreducible=False):
         if not isinstance(poly, sp.Poly):
             raise FreeprobValueError(
                 "AlgebraicCauchy: `poly` must be a sympy Poly in the generators (G, z) of "
@@ -205,7 +208,9 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
             except (sp.PolynomialError, NotImplementedError, ValueError):
                 pass
         self.poly = poly
-        self._P = _select_factor(poly)
+        # irreducible over ℚ(constants) need not be so over an algebraic extension: factored there
+        self._P = _select_factor(poly, factored=irreducible is True and not (
+            poly.domain.is_EX or poly.domain.is_AlgebraicField))
         self._rational = self._P.domain.is_ZZ or self._P.domain.is_QQ
         self._d = self._P.degree(_G)
         rows = [[sp.Integer(0)] * (self._P.degree(_z) + 1) for _ in range(self._d + 1)]
@@ -477,171 +482,6 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Quadrature, _Enclosu
         if not ball:
             return plain
         return self._ball_checked(plain, self._ball_density_value(xe, dps, found), dps, xe)
-
-    @shows_proven
-    def density_grid(self, xs, *, dps=15, ball=False):
-        r"""The density at each point of a sorted sequence ``xs`` (same values as
-        :meth:`density` pointwise).
-
-        The root is continued along the real axis from each point to the next (within an
-        interval free of discriminant and leading-coefficient roots), so that a typical
-        point costs one continuation step and two Newton polishes.
-
-        Parameters
-        ----------
-        xs : sequence of real numbers, non-decreasing
-        dps : int >= 1, keyword-only
-
-        ball : bool, keyword-only
-            Return python-flint ``arb`` enclosures (as :meth:`density` with ``ball=True``).
-
-        Returns
-        -------
-        list of mpmath.mpf (list of arb with ``ball=True``)
-
-        Raises
-        ------
-        FreeprobValueError
-            A point is not a finite real number, ``xs`` is not sorted, ``dps`` invalid.
-        PrecisionError
-            If ``dps`` digits cannot be certified at some point.
-        """
-        dps = _check_dps(dps, "density_grid")
-        ball = check_ball(ball, "density_grid")
-        pts = [_real_point(x, "density_grid", "xs") for x in xs]
-        fl = [p.xf for p in pts]
-        if any(b < a for a, b in zip(fl, fl[1:])):
-            raise FreeprobValueError("AlgebraicCauchy.density_grid: `xs` must be sorted (non-decreasing)")
-        K = self._fkernel()
-        special = self._special_floats()
-        n = len(pts)
-        out = [None] * n
-        # Points at which doubles do not resolve the distance to a special point (the
-        # clusters at the support edges) need the root at more bits.  Rather than tracking
-        # it from far up for each of them, it is continued along the real axis in mpmath
-        # from the neighbouring point (same rule as for doubles: no special point in
-        # between, see _mp_crosses).  So that the points before the first one where
-        # doubles suffice also have a neighbour, they are visited backwards from it.
-        first = 0
-        while first < n and not self._plan(pts[first])[1]:
-            first += 1
-        if first == n:
-            first = 0
-        order = list(range(first, n)) + list(range(first - 1, -1, -1))
-
-        def prev_missing_ok(xe):
-            # continuing from afar is worth it where tracking from far up is costly:
-            # the point is near a special point (doubles may not suffice)
-            return self._nearest_special_gap(xe.xf)[0] <= 1e-6 * (1 + abs(xe.xf))
-        prev = None     # (index, sel, is_mp) of the last point with a selected root
-        anchor = None   # the same for the point ``first`` (restart of the backward sweep)
-        for k, i in enumerate(order):
-            if k == n - first:
-                prev = anchor
-            xe, xf = pts[i], fl[i]
-            sel = None
-            if self._near_atom(xf) is not None:       # the continuous part is evaluated
-                prev = None
-                out[i] = self._density_exact_point(xe, dps, ball=ball)
-                continue
-            plan = self._plan(xe)
-            cur = None
-            if plan[1]:
-                if prev is not None and not self._crosses(special, fl[prev[0]], xf):
-                    try:
-                        psel = prev[1]
-                        if prev[2]:     # from a root in mpmath
-                            psel = (psel[0], complex(psel[1]), float(psel[2]))
-                        sel = psel if xf == fl[prev[0]] else self._march(K, fl[prev[0]], xf, psel)
-                    except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-                        sel = None
-                if sel is None and not self._is_special(xe):
-                    try:
-                        sel = self._select_boundary(K, xf)
-                    except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-                        sel = None
-                if sel is not None and isinstance(sel[1], complex):
-                    cur = (i, sel, False)
-            resel = None
-            got = []
-            if not self._is_special(xe):
-                # if doubles do not suffice here (or the double root is not accurate
-                # enough to be certified), the root continued in mpmath from ``prev``, or
-                # else from the nearest point selected earlier (e.g. by support())
-                starts = [(pts[prev[0]], prev[1])] if prev is not None else []
-                if prev_missing_ok(xe):
-                    starts += sorted(self._cache.get("anchors", ()),
-                                    key=lambda a, xf=xf: abs(a[0].xf - xf))[:2]
-                if starts:
-                    def resel(p1, starts=starts, xe=xe, got=got):
-                        for x0, sel0 in starts:
-                            r = self._march_mp(x0, sel0, xe, p1)
-                            if r is not None:
-                                got.append(r)
-                                return r
-                        return None
-            out[i] = self._density_exact_point(xe, dps, sel, resel, ball=ball)
-            if resel is not None and got:
-                cur = (i, got[-1], True)
-            prev = cur
-            if i == first:
-                anchor = cur
-        return out
-
-    def _march_mp(self, x0, sel0, x1, p1):
-        """The selected root at the exact point ``x1``, continued in mpmath at ``p1`` bits
-        along the real axis from the selected root ``sel0`` at ``x0`` (doubles or mpmath);
-        ``None`` if a special point may lie between ``x0`` and ``x1`` or the continuation
-        fails.  :meth:`_boundary_value` polishes and certifies it."""
-        if self._mp_crosses(x0, x1, p1):
-            return None
-        try:
-            with mpmath.workprec(p1):
-                K = self._mkernel(p1)
-                a, b = mpmath.mpf(x0.mpf(p1)), mpmath.mpf(x1.mpf(p1))
-                if a == b:
-                    return None
-                kind, g, rho = sel0
-                g = mpmath.mpc(g)
-                A = K.values(a)
-                g = K.newton(A, g, max(abs(g), mpmath.mpf(rho)))
-                if g is None:
-                    return None
-                sel = (kind, g, _separation(_taylor(A, g)))
-                # the tracker gives up on steps below 1e-13 of the span: approach a point
-                # next to a special point in stages, each 1e-6 of the previous distance
-                dist = min([abs(b - sv) for sv in self._cache["pointsmp"]] + [abs(b - a)])
-                c = a
-                while abs(c - b) > 1e4 * dist:
-                    c = b + (c - b) * mpmath.mpf(10) ** -6
-                    sel = self._march(K, a, c, sel)
-                    a = c
-                return self._march(K, a, b, sel)
-        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
-            return None
-
-    def _mp_crosses(self, x0, x1, prec):
-        """True unless no special point is within ``2^-100`` (relative) of the real segment
-        between the exact points ``x0`` and ``x1`` (special points at 200 bits or exact)."""
-        def fn():
-            with mpmath.workprec(200):      # (mpf() rounds to the working precision)
-                return [mpmath.mpf(_to_mpf(p, 200)) if isinstance(p, sp.Basic) else +p
-                        for p in self._special_points()]
-        spm = self._memo("pointsmp", fn)
-        wp = max(prec, 256)
-        with mpmath.workprec(wp):
-            a, b = mpmath.mpf(x0.mpf(wp)), mpmath.mpf(x1.mpf(wp))
-            lo, hi = min(a, b), max(a, b)
-            for s in spm:
-                tol = mpmath.mpf(2) ** -100 * (1 + abs(s))
-                if lo - tol <= s <= hi + tol:
-                    return True
-        return False
-
-    @staticmethod
-    def _crosses(special, a, b):
-        i = bisect.bisect_left(special, min(a, b) - 1e-12 * (1 + abs(a)))
-        return i < len(special) and special[i] <= max(a, b) + 1e-12 * (1 + abs(b))
 
     @shows_proven
     def support(self, *, dps=15, ball=False):

@@ -230,6 +230,69 @@ def _enclose_rootof(r):
     return roots[r.index] if r.index < len(roots) else None
 
 
+def _constant_arb(c):
+    """A ring generator of a coefficient domain as an ``arb`` (``e``, ``exp(r)``), or ``None``."""
+    from freeprob.core.symbols import ExpConstant
+    if c is sp.E:
+        return flint.arb.const_e()
+    if isinstance(c, sp.exp | ExpConstant) and c.args[0].is_Rational:
+        return (flint.arb(int(c.args[0].p)) / int(c.args[0].q)).exp()
+    return None
+
+
+def _coeff_arbs(poly, prec):
+    """The coefficients of a univariate ``Poly`` (highest degree first) as ``arb`` balls at
+    ``prec`` bits that contain them, from the domain's own representation for ℤ, ℚ and
+    ℤ/ℚ[e, exp(r)] (converting a coefficient over ℤ[e] to a sympy expression first took
+    ~30 ms each); ``None`` for other domains.  Sets python-flint's precision for the
+    duration only."""
+    dom = poly.domain
+    ground = dom.domain if dom.is_PolynomialRing else dom
+    if not (ground.is_ZZ or ground.is_QQ):
+        return None
+    old = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        gens = [_constant_arb(c) for c in dom.symbols] if dom.is_PolynomialRing else None
+        if gens is not None and any(g is None for g in gens):
+            return None
+        out = []
+        for c in poly.rep.to_list():
+            if gens is None:
+                out.append(flint.arb(int(ground.numer(c))) / int(ground.denom(c)))
+                continue
+            b = flint.arb(0)
+            for mono, q in c.items():
+                t = flint.arb(int(ground.numer(q))) / int(ground.denom(q))
+                for g, e in zip(gens, mono):
+                    if e:
+                        t *= g ** e
+                b += t
+            out.append(b)
+        return out
+    finally:
+        flint.ctx.prec = old
+
+
+def _coeff_mpfs(poly, prec):
+    """The coefficients of a univariate ``Poly`` (highest degree first) as mpf tuples
+    rounded to ``prec`` bits (through :func:`_coeff_arbs`, else as :func:`_to_mpf` of the
+    sympy coefficients)."""
+    for wp in (prec + 30, 2 * prec + 60):
+        balls = _coeff_arbs(poly, wp)
+        if balls is None:
+            break
+        out = []
+        for b in balls:
+            if not (b.rad() == 0 or (not b.contains(0) and b.rad() < abs(b.mid()) * flint.arb(2) ** -(prec + 8))):
+                break
+            man, exp = b.mid().man_exp()
+            out.append(libmp.from_man_exp(int(man), int(exp), prec, "n"))
+        else:
+            return out
+    return [_to_mpf(sp.sympify(c), prec) for c in poly.all_coeffs()]
+
+
 def _arb_to_mpf(value, prec):
     """``value`` rounded to ``prec`` bits through ``arb`` (much faster than sympy's evalf
     for coefficients in ℤ[e] or ℤ[exp(r)]), or ``None`` if the ball cannot certify the
@@ -636,12 +699,16 @@ def _infinity_data(poly):
     return D, q0, q1
 
 
-def _select_factor(poly):
-    """The square-free factor of ``poly`` carrying the branch ``G ~ 1/z``."""
-    try:
-        factors = [f for f, _ in poly.factor_list()[1]]
-    except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
-        factors = [poly.sqf_part()]
+def _select_factor(poly, factored=False):
+    """The square-free factor of ``poly`` carrying the branch ``G ~ 1/z`` (``factored``:
+    ``poly`` is known irreducible, only its branch is checked)."""
+    if factored:
+        factors = [poly]
+    else:
+        try:
+            factors = [f for f, _ in poly.factor_list()[1]]
+        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+            factors = [poly.sqf_part()]
     found = []
     for f in factors:
         if f.degree(_G) < 1:
@@ -674,82 +741,3 @@ def _sym_real_roots(poly, who):
     return None
 
 
-def _num_real_roots(poly, prec, squarefree=False):
-    """Distinct real roots (mpf) of a univariate Poly with real coefficients, numerically,
-    realness certified by separation (``squarefree``: ``poly`` is known square-free, as
-    returned by :func:`_flint_sqf_part` or ``Poly.sqf_part``)."""
-    if not squarefree:
-        try:
-            poly = poly.sqf_part()
-        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
-            pass
-    if poly.degree() < 1:
-        return []
-    with mpmath.workprec(prec + 20):
-        # converted inside workprec: mpmath.mpf(tuple) rounds to the working precision (it
-        # used to be the ambient 53 bits, so irrational coefficients lost all but ~16 digits
-        # and the edges of e.g. free_add of atoms at √2, √3 were wrong from the 10th digit)
-        coeffs = [mpmath.mpf(_to_mpf(sp.sympify(c), prec + 20)) for c in poly.all_coeffs()]
-        while coeffs and not coeffs[0]:
-            coeffs.pop(0)
-        if len(coeffs) < 2:
-            return []
-        roots = polyroots(coeffs, prec)
-        out = []
-        for r in roots:
-            others = [abs(r - s) for s in roots if s is not r]
-            sep = min(others) if others else mpmath.inf
-            r = mpmath.mpc(r)
-            if abs(r.imag) <= sep / 4:
-                out.append(+r.real)
-        return sorted(out)
-
-
-def polyroots(cs, prec, maxsteps=400):
-    """All complex roots of a numeric polynomial (descending mpf/mpc coefficients, leading
-    one non-zero) to about ``prec`` bits: the one root finder of the numeric layer
-    (mpmath's Durand–Kerner, :func:`mpmath.polyroots`, ``maxsteps`` steps).
-
-    Raises
-    ------
-    mpmath.libmp.NoConvergence
-        when the roots are not isolated in ``maxsteps`` steps (badly scaled coefficients).
-    """
-    return [mpmath.mpc(r) for r in mpmath.polyroots(cs, maxsteps=maxsteps,
-                                                   extraprec=2 * prec + 60)]
-
-
-def _num_real_polyroots(cs, prec, clusters=False):
-    """Real roots of a numeric polynomial (descending coefficients), by separation.
-
-    ``clusters=True`` also returns, once, the real part of a conjugate pair closer than
-    ``2^{−prec/3}`` (relative) to the axis and to each other: a real double root of the
-    exact polynomial that rounding of the coefficients split (each cluster counted once)."""
-    while cs and not cs[0]:
-        cs = cs[1:]
-    # an exact root at 0 (trailing zero coefficients, e.g. H⁴·q(H)) is returned once and
-    # divided out: left in, rounding splits it into a cluster of tiny nonzero "roots"
-    # around 0 that look like candidates 10⁻³⁰ apart
-    out = []
-    while len(cs) > 1 and not cs[-1]:
-        cs = cs[:-1]
-        out = [mpmath.mpf(0)]
-    if len(cs) < 2:
-        return out
-    roots = polyroots(cs, prec)
-    tol = mpmath.mpf(2) ** (-prec // 3)
-    for r in roots:
-        others = [abs(r - s) for s in roots if s is not r]
-        sep = min(others) if others else mpmath.inf
-        if abs(r.imag) <= sep / 4:
-            out.append(r.real)
-        elif clusters and abs(r.imag) <= tol * max(1, abs(r)) and r.imag > 0:
-            out.append(r.real)
-    if clusters:
-        merged = []
-        for x in sorted(out):
-            if merged and abs(x - merged[-1]) <= tol * max(1, abs(x)):
-                continue
-            merged.append(x)
-        out = merged
-    return out
