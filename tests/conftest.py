@@ -73,3 +73,32 @@ def _tabulated_laws_computed_once(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(verify_mod, "_theory_job", cached)
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sweeps_run_in_this_process_unless_asked():
+    """In this test process a sweep without ``workers`` or ``scheduler`` runs its cells in
+    this process (``workers = 1``) instead of the default of the command line (a Dask
+    ``LocalCluster`` of one worker process per core): starting a cluster costs ~8–15 s of CPU
+    (two fresh interpreters importing freeprob, which then tabulate the exact laws again), and
+    most tests that leave ``workers`` out check the run's results, files and messages, which
+    are the same on every executor (tests/test_verify.py
+    ``test_local_cluster_gives_the_sequential_numbers``, tests/test_readout_sweep.py).  The
+    cluster itself is tested where a test asks for it (``workers=2``, ``--workers 2``, an
+    explicit ``LocalCluster``), and the command line's default in the subprocess tests.
+    """
+    if "freeprob.experiments.sweep" not in sys.modules:
+        yield
+        return
+    sweep_mod = sys.modules["freeprob.experiments.sweep"]
+    check = getattr(sweep_mod, "check_executor", None)
+    if check is None:
+        yield
+        return
+
+    def in_process_by_default(workers=None, scheduler=None):
+        return check(1 if workers is None and scheduler is None else workers, scheduler)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sweep_mod, "check_executor", in_process_by_default)
+        yield
