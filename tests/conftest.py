@@ -1,4 +1,6 @@
-"""Test configuration: precision reset before each test, Hypothesis profiles."""
+"""Test configuration: precision reset before each test, Hypothesis profiles, and two session
+fixtures that keep tests cheap (issue 27): exact-law tabulations of `verify` computed once,
+sweeps without `workers` run in this process."""
 import os
 import sys
 
