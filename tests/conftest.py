@@ -1,5 +1,8 @@
-"""Test configuration: precision reset before each test, Hypothesis profiles."""
+"""Test configuration: precision reset before each test, Hypothesis profiles, and two session
+fixtures that keep tests cheap (issue 27): exact-law tabulations of `verify` computed once,
+sweeps without `workers` run in this process."""
 import os
+import sys
 
 import flint
 import mpmath
@@ -22,3 +25,82 @@ def _reset_precision():
     # the library must restore what it changes: a test that leaves a change fails here
     assert mpmath.mp.prec == 53, "mpmath precision was not restored"
     assert flint.ctx.prec == 53 and flint.ctx.cap == 10, "python-flint context was not restored"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tabulated_laws_computed_once(tmp_path_factory):
+    """Cache the exact-law tabulations of ``freeprob verify`` for the whole session.
+
+    Dozens of tests run ``verify`` in this process on the same tiny configurations, each in
+    a fresh store, so each tabulated the same exact laws again (the finite-width law of the
+    ``tiny`` layer costs ~5 s of CPU, the plain one ~1 s).  The tabulation
+    (``freeprob.experiments.verify._theory_job``) is a pure function of its arguments; here
+    each distinct call is computed once and later calls load its result from a session
+    folder (a file, not memory: in-process runs execute their cells in a forked worker
+    process, :class:`freeprob.experiments.sweep.Executor`).  The store, the sweep and their
+    counts (``laws_computed``, ``computed``, ``resumed``) are untouched: a cell is still
+    planned, run and stored as before; only the work inside the worker function is shared.
+    Dask workers and subprocesses are not affected (the wrapper pickles by reference to the
+    original function), so runs there still compute every law.
+    """
+    import functools
+    import hashlib
+    import importlib
+    import pickle
+
+    # imported here only when a collected test module uses verify (it costs ~2 s of CPU)
+    if not any(m.startswith(("freeprob.experiments.verify", "freeprob.cli")) for m in sys.modules):
+        yield
+        return
+    try:
+        verify_mod = importlib.import_module("freeprob.experiments.verify")
+        job = verify_mod._theory_job
+    except (ImportError, AttributeError):       # renamed or moved: nothing to cache
+        yield
+        return
+    folder = tmp_path_factory.mktemp("tabulated-laws")
+
+    @functools.wraps(job)
+    def cached(*args, **kwargs):
+        key = repr((args, sorted(kwargs.items())))
+        path = folder / (hashlib.sha256(key.encode()).hexdigest() + ".pickle")
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        result = job(*args, **kwargs)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(result))
+        tmp.replace(path)
+        return result
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(verify_mod, "_theory_job", cached)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sweeps_run_in_this_process_unless_asked():
+    """In this test process a sweep without ``workers`` or ``scheduler`` runs its cells in
+    this process (``workers = 1``) instead of the default of the command line (a Dask
+    ``LocalCluster`` of one worker process per core): starting a cluster costs ~8–15 s of CPU
+    (two fresh interpreters importing freeprob, which then tabulate the exact laws again), and
+    most tests that leave ``workers`` out check the run's results, files and messages, which
+    are the same on every executor (tests/test_verify.py
+    ``test_local_cluster_gives_the_sequential_numbers``, tests/test_readout_sweep.py).  The
+    cluster itself is tested where a test asks for it (``workers=2``, ``--workers 2``, an
+    explicit ``LocalCluster``), and the command line's default in the subprocess tests.
+    """
+    if "freeprob.experiments.sweep" not in sys.modules:
+        yield
+        return
+    sweep_mod = sys.modules["freeprob.experiments.sweep"]
+    check = getattr(sweep_mod, "check_executor", None)
+    if check is None:
+        yield
+        return
+
+    def in_process_by_default(workers=None, scheduler=None):
+        return check(1 if workers is None and scheduler is None else workers, scheduler)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sweep_mod, "check_executor", in_process_by_default)
+        yield
