@@ -34,7 +34,7 @@ def _tabulated_laws_computed_once(tmp_path_factory):
     Dozens of tests run ``verify`` in this process on the same tiny configurations, each in
     a fresh store, so each tabulated the same exact laws again (the finite-width law of the
     ``tiny`` layer costs ~5 s of CPU, the plain one ~1 s).  The tabulation
-    (``freeprob.experiments.verify._theory_job``) is a pure function of its arguments; here
+    (``freeprob.experiments.verify_laws.theory_job``, called through ``verify``'s name ``theory_job``) is a pure function of its arguments; here
     each distinct call is computed once and later calls load its result from a session
     folder (a file, not memory: in-process runs execute their cells in a forked worker
     process, :class:`freeprob.experiments.sweep.Executor`).  The store, the sweep and their
@@ -52,12 +52,10 @@ def _tabulated_laws_computed_once(tmp_path_factory):
     if not any(m.startswith(("freeprob.experiments.verify", "freeprob.cli")) for m in sys.modules):
         yield
         return
-    try:
-        verify_mod = importlib.import_module("freeprob.experiments.verify")
-        job = verify_mod._theory_job
-    except (ImportError, AttributeError):       # renamed or moved: nothing to cache
-        yield
-        return
+    verify_mod = importlib.import_module("freeprob.experiments.verify")
+    # renamed or moved: fail here, loudly, rather than silently cache nothing
+    assert hasattr(verify_mod, "theory_job"), "conftest: freeprob.experiments.verify.theory_job is gone"
+    job = verify_mod.theory_job
     folder = tmp_path_factory.mktemp("tabulated-laws")
 
     @functools.wraps(job)
@@ -73,7 +71,7 @@ def _tabulated_laws_computed_once(tmp_path_factory):
         return result
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(verify_mod, "_theory_job", cached)
+        mp.setattr(verify_mod, "theory_job", cached)
         yield
 
 
@@ -94,9 +92,7 @@ def _sweeps_run_in_this_process_unless_asked():
         return
     sweep_mod = sys.modules["freeprob.experiments.sweep"]
     check = getattr(sweep_mod, "check_executor", None)
-    if check is None:
-        yield
-        return
+    assert check is not None, "conftest: freeprob.experiments.sweep.check_executor is gone"
 
     def in_process_by_default(workers=None, scheduler=None):
         return check(1 if workers is None and scheduler is None else workers, scheduler)
