@@ -38,13 +38,14 @@ _EXPORTS = {
     **dict.fromkeys(_OPERATIONS, "freeprob.laws.operations"),
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
     "polynomial_law": "freeprob.laws.polynomial",
+    "FiniteNLaw": "freeprob.laws.finite_n",
     "TruncatedSeries": "freeprob.core.series",
     "Rational": "sympy",
     "Symbol": "sympy",
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", *_CUMULANTS, "TruncatedSeries",
+    "Law", *_FAMILIES, *_OPERATIONS, "polynomial_law", "FiniteNLaw", *_CUMULANTS, "TruncatedSeries",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

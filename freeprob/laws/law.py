@@ -757,6 +757,12 @@ class Law:
             raise NotAvailable(f"{type(self).__name__}: no closed-form Cauchy transform; use cauchy_series(order)")
         return g
 
+    def finite_n(self, n, field="real"):
+        r"""The expected spectral law of this law's finite-n matrix model to order ``1/n``
+        (``field="real"``; ``"complex"``: no ``1/n`` term): a
+        :class:`freeprob.laws.finite_n.FiniteNLaw`.  Raises as that class."""
+        return _hook("finite_n")(self, n, field)
+
     # -- scalar sugar -----------------------------------------------------------------
     def __add__(self, other):
         if isinstance(other, Law):
