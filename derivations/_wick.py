@@ -107,6 +107,7 @@ def expected_trace(word, dims):
         return sp.Integer(0)
     counts = defaultdict(int)
     groups = list(by_matrix.values())
+    labels = [str(v) for v in sizes]
     for combo in itertools.product(*[list(_pairings(g)) for g in groups]):
         uf = _UF(k)
         for pairing in combo:
@@ -119,8 +120,8 @@ def expected_trace(word, dims):
         for name, a, _ in diag:
             mult[uf.find(a)][name] += 1
         key = []
-        for c in sorted({uf.find(s) for s in range(k)}):
-            key.append((str(sizes[c]), tuple(sorted(mult[c].items()))))
+        for c in {uf.find(s) for s in range(k)}:
+            key.append((labels[c], tuple(sorted(mult[c].items())) if c in mult else ()))
         counts[tuple(sorted(key))] += 1
     total = sp.Integer(0)
     size_of = {str(s): s for s in sizes if s is not None}
