@@ -231,3 +231,43 @@ def test_complex_field_has_no_1_over_n_term():
 def test_bad_input(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+# -- an atom of mass 1/n: the extension points, with a spiked GOE ---------------------------
+def test_a_registered_model_with_an_outlier_gets_its_atom_of_mass_one_over_n():
+    """GOE + θ e eᵀ (θ = 2): tr R gains −θG'/(1 − θG) (the rank-one determinant identity), an
+    atom of mass 1 at θ + 1/θ = 5/2; registered through the three extension points."""
+    from dataclasses import dataclass
+
+    from freeprob.laws import finite_n_eval, finite_n_measure, finite_n_rules
+
+    @dataclass(frozen=True)
+    class SpikedGOE(fp.Semicircle):
+        theta: object = 2
+
+    zeta = sp.Symbol("zeta")
+    g = (1 - sp.sqrt(1 - 4 * zeta**2)) / (2 * zeta)                    # G(1/ζ)
+    spike = sp.series(-2 * (-zeta**2 * sp.diff(g, zeta)) / (1 - 2 * g), zeta, 0, 12).removeO()
+
+    @finite_n_rules._rule.register
+    def _(law: SpikedGOE, ring, k):
+        base = finite_n_rules.additive_canonical(law, ring, k)
+        return [b + ring.convert(spike.coeff(zeta, j + 1)) for j, b in enumerate(base)]
+
+    @finite_n_eval.g1_value.register
+    def _(law: SpikedGOE, z0, G0):
+        d1, _ = finite_n_eval.derivatives(law, z0, G0)
+        return finite_n_eval._m_plus(law, z0, G0) - 2 * d1 / (1 - 2 * G0)
+
+    finite_n_measure.extra_poles.register(SpikedGOE, lambda law: (sp.Rational(5, 2),))
+    fl = SpikedGOE().finite_n(50)
+    # by hand: E tr (X + θP)^k/n for k = 1, 2, 3 is θ/n, 1 + (1 + θ²)/n, (3θ(1 + 1/n) + θ³)/n
+    assert fl.moment_corrections(3)[1:] == (2, 1 + 4, 3 * 2 + 8)
+    atoms = np.array(fl.correction_atoms(), dtype=float)
+    assert atoms == pytest.approx(np.array([[-2, 0.25], [2, 0.25], [2.5, 1.0]]), abs=1e-9)
+    assert float(fl.correction_cdf(2.25)) == pytest.approx(-1.0, abs=1e-8)
+    # sampled: the fraction of eigenvalues below 2.25 is 1 − 1/n, not the limit's 1
+    rng = np.random.default_rng(5)
+    frac = [np.mean(np.linalg.eigvalsh(_goe(50, rng) + np.diag([2.0] + [0.0] * 49)) <= 2.25) for _ in range(200)]
+    assert abs(np.mean(frac) - float(fl.cdf(2.25))) < 4 * np.std(frac) / np.sqrt(200) + 1e-3
+    assert 1 - np.mean(frac) > 0.015

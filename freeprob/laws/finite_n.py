@@ -22,7 +22,11 @@ this object returns the limit law with that statement.
 
 The exact moment corrections come from :mod:`freeprob.laws.finite_n_rules`, the closed forms
 from :mod:`freeprob.laws.finite_n_closed`, the numbers from
-:mod:`freeprob.laws.finite_n_eval`.  Theory and references: docs/theory.md §"The 1/n term";
+:mod:`freeprob.laws.finite_n_eval` and :mod:`freeprob.laws.finite_n_measure`.  A new model
+(e.g. a finite-rank spike, whose outlier is an atom of mass ``k/n``) registers its moment
+corrections (``finite_n_rules._rule.register``), its ``G₁`` (``finite_n_eval.g1_value.register``)
+and the real points where ``G₁`` has poles (``finite_n_measure.extra_poles.register``); the
+atoms, the density and the cdf then follow.  Theory and references: docs/theory.md §"The 1/n term";
 [BS04]_, [RED14]_, [MP13]_, [MIN19]_, [FMNS19]_, [CM25]_, [BS12]_, [LED09]_, [JOH98]_.
 """
 from __future__ import annotations

@@ -65,23 +65,31 @@ def _terms(law):
 
 
 def _parts(law, G, z):
-    """``(P, P_G, P_z, P_GG, P_Gz, P_zz)`` at ``(G, z)``."""
-    out = [mpmath.mpc(0)] * 6
-    for i, j, c in _terms(law):
-        gi = G ** i
-        zj = z ** j
-        out[0] += c * gi * zj
+    """``(P, P_G, P_z, P_GG, P_Gz, P_zz)`` at ``(G, z)`` (the sparse terms of ``P``)."""
+    terms = _terms(law)
+    dg = max(i for i, _, _ in terms)
+    dz = max(j for _, j, _ in terms)
+    gp, zp = [mpmath.mpc(1)], [mpmath.mpc(1)]
+    for _ in range(dg):
+        gp.append(gp[-1] * G)
+    for _ in range(dz):
+        zp.append(zp[-1] * z)
+    p = pg = pz = pgg = pgz = pzz = mpmath.mpc(0)
+    for i, j, c in terms:
+        p += c * gp[i] * zp[j]
         if i:
-            out[1] += c * i * G ** (i - 1) * zj
+            ci = c * i
+            pg += ci * gp[i - 1] * zp[j]
             if i > 1:
-                out[3] += c * i * (i - 1) * G ** (i - 2) * zj
+                pgg += ci * (i - 1) * gp[i - 2] * zp[j]
             if j:
-                out[4] += c * i * j * G ** (i - 1) * z ** (j - 1)
+                pgz += ci * j * gp[i - 1] * zp[j - 1]
         if j:
-            out[2] += c * j * gi * z ** (j - 1)
+            cj = c * j
+            pz += cj * gp[i] * zp[j - 1]
             if j > 1:
-                out[5] += c * j * (j - 1) * gi * z ** (j - 2)
-    return out
+                pzz += cj * (j - 1) * gp[i] * zp[j - 2]
+    return [p, pg, pz, pgg, pgz, pzz]
 
 
 def derivatives(law, z, G):

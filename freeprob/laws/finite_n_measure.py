@@ -24,6 +24,8 @@ References: [MS17]_ §2.1 (Stieltjes inversion); docs/theory.md §"The 1/n term"
 """
 from __future__ import annotations
 
+from functools import singledispatch
+
 import mpmath
 import sympy as sp
 
@@ -32,7 +34,7 @@ from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.laws.finite_n_eval import boundary_G, g1_value, limit_G
 from freeprob.laws.operations import Pushforward
 
-__all__ = ["correction_density", "density", "correction_atoms", "atoms", "correction_cdf"]
+__all__ = ["correction_density", "density", "correction_atoms", "atoms", "correction_cdf", "extra_poles"]
 
 #: residues below this (times the scale) are not atoms
 ATOM_TOL = mpmath.mpf("1e-9")
@@ -98,7 +100,7 @@ def correction_density(fl, x, dps):
                 vals.append(acc)
     else:
         pts = [_real(v, "correction_density") for v in xs]
-        with mpmath.workdps(dps + 10):
+        with mpmath.workdps(dps + 5):
             dens = fl.limit.density(pts) if len(pts) > 1 else [fl.limit.density(pts[0])]
             vals = []
             for p, d in zip(pts, dens):
@@ -124,8 +126,18 @@ def density(fl, x, dps):
 
 
 # -- atoms -----------------------------------------------------------------------------
+@singledispatch
+def extra_poles(law):
+    r"""Real points where ``G₁`` of ``law`` may have a pole besides the limit law's edges,
+    atoms and cut points (e.g. the outlier of a finite-rank perturbation: an atom of mass
+    ``k/n`` away from the support).  The extension point for models with outliers: register
+    ``extra_poles.register(MyLaw)`` next to their rules in :mod:`freeprob.laws.finite_n_rules`
+    and :mod:`freeprob.laws.finite_n_eval`.  Default: none."""
+    return ()
+
+
 def _candidates(law):
-    pts = []
+    pts = [_mp(p) for p in extra_poles(law)]
     for a, b in law.support(dps=20):
         pts += [_mp(a), _mp(b)]
     pts += [_mp(a) for a, _ in law.atoms(dps=20)]

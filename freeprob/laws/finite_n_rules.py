@@ -374,7 +374,15 @@ def model(law, field="real") -> str:
     if isinstance(law, RectangularCompanion):
         return (f"Xᵀ X (n × n) where X X{'ᵀ' if real else '*'} ({law.ratio}n × {law.ratio}n) is "
                 f"{model(law.law, field)}")
-    return _rule(law, None, 0)
+    return _registered(law)
+
+
+def _registered(law):
+    """The name of a law whose rule was registered elsewhere (an extension), else the
+    :class:`NotAvailable` of the default rule."""
+    if _rule.dispatch(type(law)) is _rule.dispatch(object):
+        _rule(law, None, 0)
+    return f"the model registered for {type(law).__name__}"
 
 
 def _integer_size(size, what):
@@ -424,7 +432,5 @@ def check_sizes(law, N):
     elif isinstance(law, RectangularCompanion):
         _integer_size(law.ratio * N, f"the size ratio·n ({law.ratio}·{N})")
         check_sizes(law.law, law.ratio * N)
-    elif isinstance(law, Semicircle):
-        pass
-    else:
-        _rule(law, None, 0)
+    elif not isinstance(law, Semicircle):
+        _registered(law)
