@@ -264,11 +264,15 @@ class TabulatedLaw:
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
-        """A JSON-serialisable dict (see :meth:`from_dict`)."""
-        return dict(nodes=self.nodes.tolist(), cdf_nodes=self.cdf_nodes.tolist(),
-                    atoms=self.atoms.tolist(), moments=self.moments.tolist(), support=self.support,
-                    density_x=self.density_x.tolist(), density_y=self.density_y.tolist(),
-                    mass_defect=self.mass_defect, label=self.label, signed=self.signed)
+        """A JSON-serialisable dict (see :meth:`from_dict`; ``signed`` only when true, so that
+        the tables of ordinary laws are stored as before)."""
+        out = dict(nodes=self.nodes.tolist(), cdf_nodes=self.cdf_nodes.tolist(),
+                   atoms=self.atoms.tolist(), moments=self.moments.tolist(), support=self.support,
+                   density_x=self.density_x.tolist(), density_y=self.density_y.tolist(),
+                   mass_defect=self.mass_defect, label=self.label)
+        if self.signed:
+            out["signed"] = True
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "TabulatedLaw":

@@ -31,6 +31,8 @@ atoms, the density and the cdf then follow.  Theory and references: docs/theory.
 """
 from __future__ import annotations
 
+import numbers
+
 import mpmath
 import sympy as sp
 
@@ -50,10 +52,10 @@ FIELDS = ("real", "complex")
 
 
 def _check_n(n):
-    if isinstance(n, bool) or not (isinstance(n, int) or isinstance(n, sp.Basic)):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral | sp.Basic):
         raise FreeprobValueError(
             f"finite_n: n must be a positive integer or a positive sympy symbol; got {n!r}")
-    if isinstance(n, int) or (isinstance(n, sp.Basic) and n.is_Integer):
+    if isinstance(n, numbers.Integral) or n.is_Integer:
         if int(n) < 1:
             raise FreeprobValueError(f"finite_n: n must be a positive integer; got {n}")
         return sp.Integer(int(n))
