@@ -127,6 +127,10 @@ def test_goe_correction_measure():
     assert float(fl.correction_cdf(1.0)) == pytest.approx(0.25 - (0.5 + 1 / 6) / 2, abs=1e-10)
     assert float(fl.correction_cdf(2.0)) == pytest.approx(0.0, abs=1e-10)     # total mass 0
     assert float(fl.cdf(1.0)) == pytest.approx(float(fp.Semicircle().cdf(1.0)) - 1 / 1200, abs=1e-10)
+    # Wishart t = 1/2: exactly n/2 zero eigenvalues (rank tn), so the atom at 0 gets no 1/n term
+    atoms = np.array(fp.FreePoisson(h).finite_n(50).atoms(), dtype=float)
+    assert atoms[:, 0] == pytest.approx([0, (1 - 0.5**0.5) ** 2, (1 + 0.5**0.5) ** 2], abs=1e-12)
+    assert atoms[:, 1] == pytest.approx([0.5, 1 / 200, 1 / 200], abs=1e-12)
     cx = fp.Semicircle().finite_n(100, field="complex")
     assert cx.leading_order == 2 and cx.moment_corrections(6) == (0,) * 7 and cx.correction_atoms() == ()
 
