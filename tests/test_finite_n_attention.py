@@ -68,3 +68,49 @@ def test_refusals(make, error, match):
     arch = Architecture.from_dimensions(n=N, heads=H, d_k=DK, d_v=DK, d_o=DO, beta=1)
     with pytest.raises(error, match=match):
         make(arch)
+
+
+# -- the verify columns ------------------------------------------------------------------------
+def test_verify_finite_n_columns_pool_the_seeds_and_pair_the_differences():
+    """Wishart(2) at n = 50 as the 'GE' samples: the pooled distance to the finite-n table is
+    the distance of the concatenated spectra, and it beats the limit's (the 1/n bias is
+    ~10x the sampling noise of 30000 pooled eigenvalues); the summary pairs over seeds."""
+    import freeprob as fp
+    from freeprob.experiments.compare import TabulatedLaw, law_distances
+    from freeprob.experiments.stats import mean_interval
+    from freeprob.experiments.verify_finite_n import finite_n_distances, finite_n_summary, pooled_distances
+
+    law = fp.FreePoisson(2)
+    th, fn = TabulatedLaw.from_law(law, points=100), TabulatedLaw.from_law(law.finite_n(50), points=100)
+    rng = np.random.default_rng(7)
+    spectra_ = []
+    for _ in range(600):
+        g = rng.standard_normal((50, 100)) / np.sqrt(50)
+        spectra_.append(np.linalg.eigvalsh(g @ g.T))
+    pooled = pooled_distances({"ge": spectra_, "sm": []}, {"th": th, "fn": fn, "fw": None})
+    assert set(pooled) == {"ge_th_pooled_relW1", "ge_fn_pooled_relW1"}
+    assert pooled["ge_fn_pooled_relW1"]["mean"] == law_distances(np.concatenate(spectra_), fn)["relW1"]
+    assert pooled["ge_fn_pooled_relW1"]["mean"] < 0.6 * pooled["ge_th_pooled_relW1"]["mean"]
+    per = []
+    for lam in spectra_[:10]:
+        base = {f"{t}_th_relW1": law_distances(lam, th)["relW1"] for t in ("sm", "ge")}
+        per.append(finite_n_distances(lam, lam, fn, base))
+    diff = mean_interval([p["ge_th_minus_fn_relW1"] for p in per])
+    row = dict(config="W", object="single", n=50, beta="1",
+               metrics=pooled | {"ge_fn_relW1": {"mean": 0.0}, "ge_th_minus_fn_relW1": dict(
+                   mean=diff.mean, lo=diff.lo, hi=diff.hi, n=10)})
+    text = finite_n_summary([row])[0]
+    assert "GE pooled relW1 limit" in text and "×0." in text
+    assert ("not significant" in text) == (diff.lo <= 0 <= diff.hi)
+
+
+def test_verify_plans_one_finite_n_law_per_cell_object():
+    from freeprob.experiments.verify import VerifySettings, plan_sweep
+    st = VerifySettings(configs=("tiny:d=64,heads=2,d_head=16",), n=64, seeds=2, objects=("single", "out"),
+                        finite_n=True, finite_width=False, figures=False, out="unused")
+    kinds = sorted(c.params["object_kind"] for c in plan_sweep(st) if c.kind == "object")
+    assert kinds == ["finite-n law"] * 2 + ["tabulated law"] * 2
+    fn = [c for c in plan_sweep(st) if c.kind == "object" and c.kwargs["finite_n"]]
+    assert all(c.key.startswith("theory-fn-") for c in fn)
+    with pytest.raises(FreeprobValueError, match="finite_n"):
+        VerifySettings(finite_n="yes")
