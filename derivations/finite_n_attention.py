@@ -23,7 +23,7 @@ import numpy as np
 
 from freeprob import attention
 from freeprob.attention.architecture import Architecture, Dimensions
-from freeprob.experiments.compare import TabulatedLaw, law_distances
+from freeprob.experiments.compare import TabulatedLaw, law_distances, two_sample_distances
 from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import spectra
 
@@ -58,13 +58,18 @@ def run(n):
         fin = TabulatedLaw.from_law(law(arch, finite_n=True), points=POINTS)
         t_tab = time.process_time() - t0
         rows = {m: {"lim": [], "fin": []} for m in ("ge", "softmax")}
+        groups = []
         for g in range(GROUPS):
             lam = pooled(dims, obj, g)
+            groups.append(lam["ge"])
             for m, v in lam.items():
                 rows[m]["lim"].append(law_distances(v, lim)["relW1"])
                 rows[m]["fin"].append(law_distances(v, fin)["relW1"])
+        # the sampling noise of one pooled group: two independent groups differ by about √2 times it
+        floor = [two_sample_distances(groups[i], groups[i + 1])["relW1"] / np.sqrt(2) for i in range(GROUPS - 1)]
         print(f"n = {n}, {obj} (h = {h}, d_K = d_V = 32, d_O = {h * 32}); tabulation {t_tab:.0f} s CPU; "
-              f"{GROUPS} groups of {DRAWS} draws, relW1 of each pooled group:", flush=True)
+              f"{GROUPS} groups of {DRAWS} draws, relW1 of each pooled group; noise floor of one GE group "
+              f"(two-sample relW1 of consecutive groups/√2) {np.mean(floor):.5f}:", flush=True)
         for m, r in rows.items():
             a, b = np.array(r["lim"]), np.array(r["fin"])
             print(f"  {m:8s} limit {interval_text(a)}  finite-n {interval_text(b)}")
@@ -73,5 +78,9 @@ def run(n):
 
 
 if __name__ == "__main__":
-    for n in [int(a) for a in sys.argv[1:]] or [256, 512]:
+    args = sys.argv[1:]
+    only = [a for a in args if a in CASES]
+    if only:
+        CASES = {k: CASES[k] for k in only}
+    for n in [int(a) for a in args if a not in CASES and a not in only] or [256, 512]:
         run(n)

@@ -158,8 +158,7 @@ def limit_G(law, z):
             return mpmath.fsum(mpmath.mpf(sp.N(w, mpmath.mp.dps)) / (z - mpmath.mpf(sp.N(p, mpmath.mp.dps)))
                                for p, w in zip(law.points, law.weights))
         if isinstance(law, Mixture):
-            return mpmath.fsum(mpmath.mpf(sp.N(w, mpmath.mp.dps)) * limit_G(sub, z)
-                               for sub, w in zip(law.laws, law.weights) if w != 0)
+            return mpmath.fsum(mpmath.mpf(sp.N(w, mpmath.mp.dps)) * limit_G(sub, z) for sub, _, w in _distinct(law))
         if isinstance(law, Shift):
             return limit_G(law.law, z - mpmath.mpf(sp.N(law.a, mpmath.mp.dps)))
         if isinstance(law, Dilate) and sp.sympify(law.c).is_positive:
@@ -337,12 +336,22 @@ def _(law: RectangularCompanion, z, G):
     return g1_value(law.law, z, (G - (1 - r) / z) / r)
 
 
+def _distinct(law):
+    """``[(sub, copies, total weight)]`` of a mixture's non-zero parts, one entry per distinct
+    operand object (``mixture([μ] * h)``, h blocks of one law, is evaluated once)."""
+    parts = {}
+    for sub, wt in zip(law.laws, law.weights):
+        if wt != 0:
+            _, count, total = parts.get(id(sub), (sub, 0, 0))
+            parts[id(sub)] = (sub, count + 1, total + wt)
+    return list(parts.values())
+
+
 @g1_value.register
 def _(law: Mixture, z, G):
     out = mpmath.mpc(0)
-    for sub, wt in zip(law.laws, law.weights):
-        if wt != 0:
-            out += g1_value(sub, z, limit_G(sub, z))
+    for sub, copies, _ in _distinct(law):
+        out += copies * g1_value(sub, z, limit_G(sub, z))
     return out
 
 
