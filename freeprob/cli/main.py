@@ -79,7 +79,7 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
 MEASURED_TIMES = {
     "verify --quick": ("1.5–10 min on 2 cores, by the load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
-    "finite-n law": ("1–10 min each at the default points", "docs/guide/finite-n.md"),
+    "finite-n law": ("27 s CPU for one head at n = 256, 9× its limit law", "docs/guide/finite-n.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
     "explore --quick": ("4–19 min on 2 cores at load 9", "docs/guide/explore.md"),
 }
