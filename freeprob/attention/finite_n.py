@@ -8,7 +8,7 @@ weights, a chain of **real Gaussian sample covariances** with exact sizes:
   (dimension ``n − 1``) ``(I − P)K_i`` is an ``(n − 1) × d_K`` standard Gaussian matrix, and
   ``T_i 1 = 0``; so the law of ``T_i`` is **exactly** the block mixture
   ``(1/n) δ_0 + ((n − 1)/n) ρ_{d_K/(n−1)}`` of a zero block of size 1 and the row-covariance
-  model ``θ2·MP(d_K/(n−1))^{-1}… + s`` of size ``n − 1`` (:func:`centred_row_covariance`);
+  model ``s + θ2 K̃K̃ᵀ/d_K`` of size ``n − 1`` (:func:`centred_row_covariance`);
 * a head's value covariance ``B_i = V_iᵀ T_i V_i/n`` (``d_V × d_V``) is a real sample
   covariance with population ``T_i``; tied values (``V_i = K_i``) give
   ``B_i = φ_KV(K̃ᵀK̃/n)`` with ``K̃ᵀK̃`` a Wishart matrix of ``n − 1`` degrees of freedom;
@@ -88,7 +88,7 @@ def check_finite_n(arch, finite_n, finite_width, owner):
 def centred_row_covariance(n, keys, theta1, theta2):
     r"""The law of ``T = (I − P)(θ2 K Kᵀ/k + s I_n)(I − P)`` (``n × n``, ``K`` an ``n × k``
     standard Gaussian matrix, ``k = keys``, ``s = θ1 − θ2``), exactly:
-    ``(1/n) δ_0 + ((n − 1)/n) (θ2·MP-part of ratio k/(n − 1) + s)``, a block mixture whose
+    ``(1/n) δ_0 + ((n − 1)/n) (s + θ2·FreePoisson(k/(n − 1), (n − 1)/k))``, a block mixture whose
     finite-n model is the matrix itself (the ``n − 1`` block a real Wishart, the zero block
     deterministic).
 
