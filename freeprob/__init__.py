@@ -42,6 +42,7 @@ _EXPORTS = {
     **dict.fromkeys(_INDEPENDENCES, "freeprob.laws.independences"),
     **dict.fromkeys(_CUMULANTS, "freeprob.core.cumulants"),
     "polynomial_law": "freeprob.laws.polynomial",
+    "FiniteNLaw": "freeprob.laws.finite_n",
     "TruncatedSeries": "freeprob.core.series",
     "interruptible": "freeprob._interruptible",
     "Rational": "sympy",
@@ -49,7 +50,8 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "Law", *_FAMILIES, *_OPERATIONS, *_INDEPENDENCES, "polynomial_law", *_CUMULANTS, "TruncatedSeries", "interruptible",
+    "Law", *_FAMILIES, *_OPERATIONS, *_INDEPENDENCES, "polynomial_law", "FiniteNLaw", *_CUMULANTS, "TruncatedSeries",
+    "interruptible",
     "FreeprobValueError", "SeriesValuationError", "NotAvailable", "PrecisionError",
     "Rational", "Symbol",
 ]

@@ -85,6 +85,27 @@ references page (docs/references.md) lists the same entries (a test checks both)
    (2023), 4383–4420.
 .. [BPR06] S. Basu, R. Pollack, M.-F. Roy, *Algorithms in Real Algebraic Geometry*, 2nd ed.,
    Springer (2006).
+.. [BS04] Z. D. Bai, J. W. Silverstein, CLT for linear spectral statistics of large-dimensional
+   sample covariance matrices, Ann. Probab. 32 (2004), 553–605.
+.. [BS12] S. T. Belinschi, D. Shlyakhtenko, Free probability of type B: analytic interpretation
+   and applications, Amer. J. Math. 134 (2012), 193–234.
+.. [RED14] C. E. I. Redelmeier, Real second-order freeness and the asymptotic real second-order
+   freeness of several real matrix ensembles, Int. Math. Res. Not. IMRN 2014 (2014), 3353–3395;
+   arXiv:1101.0422.
+.. [MP13] J. A. Mingo, M. Popa, Real second order freeness and Haar orthogonal matrices, J.
+   Math. Phys. 54 (2013), 051701; arXiv:1210.6097.
+.. [MIN19] J. A. Mingo, Non-crossing annular pairings and the infinitesimal distribution of the
+   GOE, J. London Math. Soc. (2019); arXiv:1808.02100.
+.. [FMNS19] M. Février, M. Mastnak, A. Nica, K. Szpojankowski, A construction which relates
+   c-freeness to infinitesimal freeness, Adv. in Appl. Math. (2019).
+.. [CM25] G. Cébron, J. A. Mingo, Infinitesimal freeness for orthogonally invariant random
+   matrices, arXiv:2506.05139 (2025).
+.. [LED09] M. Ledoux, A recursion formula for the moments of the Gaussian orthogonal ensemble,
+   Ann. Inst. H. Poincaré Probab. Statist. 45 (2009), 754–769.
+.. [HZ86] J. Harer, D. Zagier, The Euler characteristic of the moduli space of curves, Invent.
+   Math. 85 (1986), 457–485.
+.. [JOH98] K. Johansson, On fluctuations of eigenvalues of random Hermitian matrices, Duke
+   Math. J. 91 (1998), 151–204.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The attention layer of [HK26] (theory.md §1–§4): the layer class
 (:mod:`freeprob.attention.architecture`), the Gaussian equivalent spectral laws
 (:mod:`freeprob.attention.laws`; each takes ``finite_width=False``, and with ``True``
-gives the finite-width law of :mod:`freeprob.attention.finite_width`) and the readout
+gives the finite-width law of :mod:`freeprob.attention.finite_width`, and ``finite_n=False``,
+and with ``True`` the GE model's expected law at finite ``n`` of
+:mod:`freeprob.attention.finite_n`) and the readout
 predictions (:mod:`freeprob.attention.readout`).
 
 The names are loaded on first use (PEP 562), so that ``import
@@ -17,11 +19,14 @@ __all__ = [
     "attention_law", "concatenated_attention_law", "head_sum_law", "head_sum_ratio", "head_output_law",
     "stacked_output_law", "output_law", "mean_normalized", "common_row_spike",
     "finite_width_row_covariance_law", "predicted_top_eigenvalue", "key_norm_spike",
+    "finite_n_law", "finite_n_tree",
 ]
 
 #: names served by :mod:`freeprob.attention.finite_width` and :mod:`freeprob.attention.spikes` (issue 18)
 _FINITE = ("finite_width_row_covariance_law",)
 _SPIKES = ("predicted_top_eigenvalue", "key_norm_spike")
+#: names served by :mod:`freeprob.attention.finite_n` (issue 29)
+_FINITE_N = ("finite_n_law", "finite_n_tree")
 
 #: names that do not need the laws (nor sympy)
 _LIGHT = ("Architecture", "SCHEMES")
@@ -33,6 +38,8 @@ def __getattr__(name):
             from freeprob.attention import architecture as module
         elif name in _FINITE:
             from freeprob.attention import finite_width as module
+        elif name in _FINITE_N:
+            from freeprob.attention import finite_n as module
         elif name in _SPIKES:
             from freeprob.attention import spikes as module
         else:

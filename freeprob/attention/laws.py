@@ -54,6 +54,8 @@ from __future__ import annotations
 import sympy as sp
 
 from freeprob.attention.architecture import SCHEMES, Architecture
+from freeprob.attention.finite_n import check_finite_n as _finite_n
+from freeprob.attention.finite_n import finite_n_law as _finite_n_law
 from freeprob.attention.ge import ge_coefficients, theta1, theta2
 from freeprob.core.params import as_exact, sign
 from freeprob.errors import FreeprobValueError
@@ -198,7 +200,7 @@ def _head_rho(arch, owner, finite_width):
 
 
 # -- the laws of the paper ---------------------------------------------------------------
-def attention_law(arch: Architecture, finite_width=False) -> Law:
+def attention_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""The centred attention of one head: the law of ``M_1 M_1ᵀ``, ``M_1 = √n A_1 (I − P)``.
 
     ``π(ρ_{c_K}, 1) = ρ_{c_K} ⊠ π_1``; mean ``θ1``, ``m2 = 2θ1² + θ2²/c_K``.
@@ -213,12 +215,19 @@ def attention_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "attention_law")
+    if _finite_n(arch, finite_n, finite_width, "attention_law"):
+        return _finite_n_law(arch, "single")
     return _rows(CompoundFreePoisson(1, _head_rho(arch, "attention_law", finite_width)), arch, finite_width, 1)
 
 
-def concatenated_attention_law(arch: Architecture, finite_width=False) -> Law:
+def concatenated_attention_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""The concatenated attention of ``h`` heads: ``(1/h) Σ_i M_i M_iᵀ``.
 
     ``h⁻¹ π(ρ_{c_K}, h)``, which equals ``ρ_{γ_K} ⊠ MP(1/h)`` (theory.md §3.1 corollary:
@@ -230,8 +239,15 @@ def concatenated_attention_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "concatenated_attention_law")
+    if _finite_n(arch, finite_n, finite_width, "concatenated_attention_law"):
+        return _finite_n_law(arch, "concat")
     rho = _head_rho(arch, "concatenated_attention_law", finite_width)
     return _rows(dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads)), arch, finite_width, arch.heads)
 
@@ -250,7 +266,7 @@ def head_sum_ratio(arch: Architecture):
     return _s(arch.gamma_k)
 
 
-def head_sum_law(arch: Architecture, finite_width=False) -> Law:
+def head_sum_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""The head sum: ``(1/h)(Σ_i M_i)(Σ_i M_i)ᵀ``, the output with structured
     ``W_O = [I; …; I]``.
 
@@ -263,8 +279,15 @@ def head_sum_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "head_sum_law")
+    if _finite_n(arch, finite_n, finite_width, "head_sum_law"):
+        return _finite_n_law(arch, "sum")
     if _check_flag(finite_width, "head_sum_law"):
         rho = _finite_rho(arch, "head_sum_law", keys=arch.key_groups, rows=arch.heads)
     else:
@@ -272,7 +295,7 @@ def head_sum_law(arch: Architecture, finite_width=False) -> Law:
     return _rows(CompoundFreePoisson(1, rho), arch, finite_width, arch.heads if finite_width else 1)
 
 
-def head_output_law(arch: Architecture, finite_width=False) -> Law:
+def head_output_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""One head's output ``H_1 H_1ᵀ``, ``H_1 = A_1(I − P) V_1`` (``n × d_V``).
 
     ``π(μ_B, c_V)`` with ``μ_B`` the value covariance law (:func:`value_covariance_law`):
@@ -284,12 +307,19 @@ def head_output_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "head_output_law")
+    if _finite_n(arch, finite_n, finite_width, "head_output_law"):
+        return _finite_n_law(arch, "head_out")
     return _rows(CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch, finite_width)), arch, finite_width, 1)
 
 
-def stacked_output_law(arch: Architecture, finite_width=False) -> Law:
+def stacked_output_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""The stacked head outputs ``Σ_i H_i H_iᵀ`` (``[H_1, …, H_h]``, ``n × h d_V``).
 
     ``π(μ_B, γ_V)`` (= ``ρ_{γ_K} ⊠ MP(1/h) ⊠ π_{γ_V}`` untied, the paper's
@@ -301,13 +331,20 @@ def stacked_output_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "stacked_output_law")
+    if _finite_n(arch, finite_n, finite_width, "stacked_output_law"):
+        return _finite_n_law(arch, "stack")
     return _rows(CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch, finite_width)), arch, finite_width,
                  arch.heads if finite_width else 1)
 
 
-def output_law(arch: Architecture, finite_width=False) -> Law:
+def output_law(arch: Architecture, finite_width=False, finite_n=False):
     r"""The centred multi-head output ``O Oᵀ``, ``O = [H_1, …, H_h] W_O`` (``n × d_O``),
     ``W_O`` with i.i.d. entries of variance ``1/(h d_V)``.
 
@@ -323,8 +360,15 @@ def output_law(arch: Architecture, finite_width=False) -> Law:
     ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
+
+    ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
+    layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
+    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
+    (``NotAvailable``).
     """
     _check_arch(arch, "output_law")
+    if _finite_n(arch, finite_n, finite_width, "output_law"):
+        return _finite_n_law(arch, "out")
     t = _s(arch.gamma_v) / _s(arch.gamma_o)
     mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch, finite_width)), 1 / t)
     return _rows(CompoundFreePoisson(_s(arch.gamma_o), mu_vo), arch, finite_width, arch.heads if finite_width else 1)

@@ -84,6 +84,7 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
 MEASURED_TIMES = {
     "verify --quick": ("1–2.5 min on 2 cores, by the load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
+    "finite-n law": ("27 s CPU for one head at n = 256, 9× its limit law", "docs/guide/finite-n.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
     "explore --quick": ("2.5–4.5 min on 2 cores at load 9–15", "docs/guide/explore.md"),
 }
@@ -280,6 +281,10 @@ def _verify_arguments(p):
     p.add_argument("--no-finite-width", action="store_true",
                    help="skip the finite-width laws (freeprob.attention.finite_width): no SM–fw and "
                         f"top pred fw columns, one exact law per cell instead of two ({_time('finite-width law')})")
+    p.add_argument("--finite-n", action="store_true",
+                   help="also tabulate the GE model's expected law at each cell's own n to order 1/n "
+                        "(freeprob.attention.finite_n) and report GE–fn, SM–fn per seed and pooled over the "
+                        f"seeds, paired against the limit law ({_time('finite-n law')})")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,
@@ -330,7 +335,7 @@ def verify_command(args, out=None) -> int:
     kw = dict(n=args.n, widths=args.widths, beta=args.beta, base_seed=args.base_seed,
               schemes=args.schemes, objects=args.objects, refinements=args.refinements,
               coupled=not args.uncoupled, weights=args.weights, finite_width=not args.no_finite_width,
-              figures=not args.no_figures)
+              finite_n=args.finite_n, figures=not args.no_figures)
     if args.configs is not None:
         kw["configs"] = args.configs
     kw["max_n"] = args.max_n or (QUICK_MAX_N if args.quick else DEFAULT_MAX_N)

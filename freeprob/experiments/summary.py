@@ -249,6 +249,9 @@ def format_table(result) -> str:
     fw = any("sm_fw_relW1" in r["metrics"] for r in rows)
     if fw:
         header += ["SM–fw relW1", "SM–fw KS", "fw − th relW1"]
+    fn = any("ge_fn_relW1" in r["metrics"] for r in rows)
+    if fn:
+        header += ["GE–fn relW1", "SM–fn relW1"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
         header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
@@ -261,6 +264,8 @@ def format_table(result) -> str:
                                                                "sm_th_KS", "ge_th_relW1", "ge_th_KS")]
         if fw:
             line += [_pct(m.get("sm_fw_relW1")), _pct(m.get("sm_fw_KS")), _diff_pct(m.get("fw_minus_th_relW1"))]
+        if fn:
+            line += [_pct(m.get("ge_fn_relW1")), _pct(m.get("sm_fn_relW1"))]
         if refine:
             base = (m.get("sm_ge_relW1") or {}).get("mean")
 
@@ -296,7 +301,12 @@ def format_table(result) -> str:
                      f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     if fw:
         lines += finite_width_summary(rows, {id(r): _row_name(r, st, several) for r in rows})
-    lines.append("definitions: " + result["definitions"] + (FW_DEFINITION if fw else ""))
+    fn = any("ge_fn_relW1" in r["metrics"] for r in rows)
+    if fn:
+        from freeprob.experiments.verify_finite_n import FN_DEFINITION, finite_n_summary
+        lines += finite_n_summary(rows)
+    lines.append("definitions: " + result["definitions"] + (FW_DEFINITION if fw else "")
+                 + (FN_DEFINITION if fn else ""))
     notes = []
     big = [b for b in st["beta"].split(",") if Fraction(b) > GE_REGIME_BETA]
     if big:
@@ -310,6 +320,8 @@ def format_table(result) -> str:
             notes.append(f"no exact law for {r['config']} [{r['object']}]: {r['theory_error']}")
         if r.get("fw_error"):
             notes.append(f"no finite-width law for {r['config']} [{r['object']}]: {r['fw_error']}")
+        if r.get("fn_error"):
+            notes.append(f"no finite-n law for {r['config']} [{r['object']}]: {r['fn_error']}")
         if r["seeds"] < st["seeds"]:
             notes.append(f"{r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
         if r.get("note"):

@@ -49,6 +49,8 @@ from freeprob.experiments.store import ResultStore, check_creatable, code_versio
 from freeprob.experiments.summary import (DEFINITIONS, PAPER_RANGE, format_table,  # noqa: F401 (verify's names)
                                           paired_metrics)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
+from freeprob.experiments.verify_finite_n import finite_n_distances, pooled_distances
+from freeprob.experiments.verify_keys import _cell_key, _dims_dict, _models, _seed_identity, _theory_key
 from freeprob.experiments.verify_laws import OBJECT_LAWS, adopt_transient, law_dims, theory_job
 from freeprob.experiments.verify_top import THEORY_EXTRAS, ConditionalTop, realised_strengths, spread_of_mean
 
@@ -64,7 +66,6 @@ MIN_BETA = Fraction(1, 100)
 DEFAULT_MAX_N = 1024
 #: Token cap and seeds of ``--quick``.
 QUICK_MAX_N, QUICK_SEEDS = 256, 2
-_FORMAT = 4          # bump when a stored cell would mean something else (3: zeros snapped in KS; 4: finite width)
 
 
 def _parse_beta(beta):
@@ -130,6 +131,13 @@ class VerifySettings:
         conditional on each cell's draw (:mod:`freeprob.experiments.verify_top`).  One
         more exact law per cell, 1–6 s each (its Cauchy equation has degree 12–15 for
         ``out``).
+    finite_n : bool
+        False (default): True also tabulates the GE model's expected law at each cell's own
+        ``n`` and widths to order ``1/n`` (:mod:`freeprob.attention.finite_n`) and reports
+        the GE and softmax distances to it, per seed and pooled over the seeds, beside the
+        limit law's, with the paired difference over seeds
+        (:mod:`freeprob.experiments.verify_finite_n`).  One more law per cell: 27 s CPU
+        for one head at n = 256 at the default ``points``, 9× its limit law.
 
     Raises
     ------
@@ -159,6 +167,7 @@ class VerifySettings:
     figures: bool = True
     points: int = 1000
     finite_width: bool = True
+    finite_n: bool = False
     beta_exact: Fraction = field(init=False, repr=False)
     betas_exact: tuple = field(init=False, repr=False)
     sizes: tuple | None = field(init=False, repr=False)
@@ -180,8 +189,8 @@ class VerifySettings:
             set_("n", sizes[0] if len(sizes) == 1 else sizes)
         set_("sizes", sizes)
         set_("base_seed", check_int(self.base_seed, None, "base_seed", minimum=0))
-        if not all(isinstance(v, bool) for v in (self.coupled, self.refinements, self.finite_width)):
-            raise FreeprobValueError("coupled, refinements and finite_width must be True or False")
+        if not all(isinstance(v, bool) for v in (self.coupled, self.refinements, self.finite_width, self.finite_n)):
+            raise FreeprobValueError("coupled, refinements, finite_n and finite_width must be True or False")
         check_choice(self.weights, ("gaussian", "rademacher", "orthogonal"), None, "weights")
         if self.refinements and not self.coupled:
             raise FreeprobValueError("refinements compare GE variants on one draw: they need coupled=True")
@@ -264,45 +273,6 @@ def _atomic_write(path: Path, text: str):
     write_output(path, lambda fh: fh.write(text))
 
 
-def _dims_dict(dims):
-    return dims.to_dict()
-
-
-def _models(refinements):
-    return ("softmax", "ge", "ge2", "ge+kn") if refinements else ("softmax", "ge")
-
-
-def _seed_identity(cell, beta, seed):
-    """What a cell's random draws depend on (with the sweep seed): configuration,
-    dimensions, β and the initialisation index — not the objects or models reported."""
-    return json.dumps(dict(config=cell.config.name, dims=_dims_dict(cell.dims), beta=str(beta), seed=seed),
-                      sort_keys=True)
-
-
-def _cell_key(cell, settings, beta, seed):
-    """Everything that changes a number stored under the cell: its draws (configuration,
-    dimensions, β, seeds, objects, models, coupling, weights), the exact law its derived
-    quantities are measured against (``points``; :func:`summarize`) and the code
-    (:func:`freeprob.experiments.store.code_version`: results of other code are never reused)."""
-    payload = json.dumps(dict(v=_FORMAT, config=cell.config.name, dims=_dims_dict(cell.dims),
-                              beta=str(beta), seed=[settings.base_seed, seed],
-                              objects=list(settings.objects), models=list(_models(settings.refinements)),
-                              coupled=settings.coupled, weights=settings.weights, points=settings.points,
-                              code=code_version()),
-                         sort_keys=True)
-    safe = cell.config.name.replace("/", "_").replace(":", "_")
-    return f"{safe}-n{cell.dims.n}-b{beta}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
-
-
-def _theory_key(cell, beta, obj, points, finite_width=False):
-    """The store key of a tabulated law (GE limit, or finite width: ``theory-fw-…``); the
-    finite-width law depends on ``n`` and the absolute widths, which ``dims`` holds."""
-    payload = json.dumps(dict(v=_FORMAT, dims=law_dims(cell.dims, obj) | {"d": None},
-                              beta=str(beta), obj=obj, points=points, code=code_version())
-                         | ({"fw": True} if finite_width else {}), sort_keys=True)
-    return f"theory-{'fw-' if finite_width else ''}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
-
-
 def _report_run(settings):
     """What a run's reports show: its settings (but where they go) and the code."""
     d = {k: v for k, v in _settings_dict(settings).items() if k not in ("out", "figures")}
@@ -372,19 +342,20 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
     """
     out, seen = [], set()
     cells = plan_cells(settings) if cells is None else cells
-    for fw in (False, True) if settings.finite_width else (False,):
+    kinds = [(False, False)] + [(True, False)] * settings.finite_width + [(False, True)] * settings.finite_n
+    for fw, fn in kinds:
         for cell in cells:
             for beta in settings.betas_exact:
                 for obj in settings.objects:
-                    key = _theory_key(cell, beta, obj, settings.points, fw)
+                    key = _theory_key(cell, beta, obj, settings.points, fw, fn)
                     if key not in seen:
                         seen.add(key)
                         out.append(SweepCell(key=key, params=dict(
                             config=cell.config.name, n=cell.dims.n, beta=str(beta), object=obj,
-                            object_kind="finite-width law" if fw else "tabulated law"), fn=theory_job,
-                            kwargs=dict(dims=law_dims(cell.dims, obj), beta=str(beta), obj=obj,
-                                        points=settings.points, finite_width=fw),
-                            kind="object", priority=9 if fw else 10))
+                            object_kind="finite-width law" if fw else "finite-n law" if fn else "tabulated law"),
+                            fn=theory_job, kwargs=dict(dims=law_dims(cell.dims, obj), beta=str(beta), obj=obj,
+                                                       points=settings.points, finite_width=fw, finite_n=fn),
+                            kind="object", priority=9 if fw else 8 if fn else 10))
     for cell in cells:
         for beta in settings.betas_exact:
             for seed in range(settings.seeds):
@@ -439,7 +410,7 @@ def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=Non
     total = len(cells) * len(settings.betas_exact) * settings.seeds
     cost.check_cell_count(total, force=force, hint="lower --seeds, or split the sweep over several runs")
     cost.check_points(settings.points, laws=len(cells) * len(settings.betas_exact) * len(settings.objects)
-                      * (2 if settings.finite_width else 1), force=force)
+                      * (1 + settings.finite_width + settings.finite_n), force=force)
     if scheduler is not None:
         concurrent = None
     else:
@@ -581,8 +552,9 @@ def _note_other_code(store, name, settings):
     their cells are kept but never reused (their keys carry the code identity)."""
     settings = json.loads(json.dumps(settings, default=str))       # as stored (tuples become lists)
     # stores written before the finite-width columns have no ``finite_width`` setting
-    same = lambda other: {k: v for k, v in other.items() if k != "finite_width"} == {  # noqa: E731
-        k: v for k, v in settings.items() if k != "finite_width"}
+    new = ("finite_width", "finite_n")         # nor, before issue 29, a ``finite_n`` one
+    same = lambda other: {k: v for k, v in other.items() if k not in new} == {  # noqa: E731
+        k: v for k, v in settings.items() if k not in new}
     others = [s for s in store.sweeps()
               if s["kind"] == "verify" and same(s["settings"]) and s["name"] != name
               and s["code_version"] != code_version()]
@@ -643,6 +615,8 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                 outlier = (tdata or {}).get("outlier")
                 fdata = theory.get(_theory_key(cell, beta, obj, settings.points, True))
                 fw_law = _tabulated(fdata)
+                ndata = theory.get(_theory_key(cell, beta, obj, settings.points, False, True)) if settings.finite_n else None
+                fn_law, pooled = _tabulated(ndata), {"sm": [], "ge": []}
                 recs = []
                 for seed in range(settings.seeds):
                     key = _cell_key(cell, settings, beta, seed)
@@ -665,6 +639,10 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                             err = relative_moment_errors(lam, law.moments, 4)
                             extra[f"m2_err_{tag}"], extra[f"m4_err_{tag}"] = float(err[1]), float(err[3])
                         extra["edge_th"] = law.upper_edge if outlier is None else outlier
+                        if fn_law is not None:      # the GE model's finite-n law (issue 29)
+                            pooled["sm"].append(store.array(key, f"softmax/{obj}"))
+                            pooled["ge"].append(store.array(key, f"ge/{obj}"))
+                            extra.update(finite_n_distances(pooled["sm"][-1], pooled["ge"][-1], fn_law, extra, outlier))
                         if fw_law is not None:      # snapped onto the finite-width law's own atoms
                             sm_fw = snap_to_atoms(store.array(key, f"softmax/{obj}"), fw_law.atom_locations)
                             dd = law_distances(sm_fw[:-1] if outlier is not None else sm_fw, fw_law)
@@ -697,7 +675,9 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                                  else None,
                                  metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}
                                  | ({"top_pred_fw_se": spread_of_mean(recs)} if "top_spread_fw" in names
-                                    else {}) | paired_metrics(recs)))
+                                    else {}) | paired_metrics(recs)
+                                 | pooled_distances(pooled, {"th": law, "fn": fn_law, "fw": fw_law}, outlier),
+                                 fn_error=(ndata or {}).get("error") if settings.finite_n and fn_law is None else None))
     return rows, per_seed
 
 

@@ -41,19 +41,21 @@ def law_dims(dims, obj):
     return d
 
 
-def theory_job(dims, beta, obj, points, finite_width=False):
+def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text); with
     ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue (``out_full``:
     the bulk law only; :func:`freeprob.experiments.verify_top.fw_top_prediction`), and the
     law's set-up under :data:`~freeprob.experiments.sweep.TRANSIENT` (pickled
-    :func:`freeprob.laws.numeric_state.numeric_state`, ``None`` if it cannot be pickled).
+    :func:`freeprob.laws.numeric_state.numeric_state`, ``None`` if it cannot be pickled);
+    with ``finite_n`` the GE model's expected law at finite n
+    (:mod:`freeprob.attention.finite_n`, theory §13).
     Returns the stored entry (a dict of floats and lists).  Raises as the law's
     constructor and :meth:`TabulatedLaw.from_law`.  Source: this module's docstring."""
     from freeprob.attention import laws as attention
     from freeprob.experiments.compare import TabulatedLaw
     from freeprob.experiments.verify_top import fw_top_prediction
     arch = attention.Architecture.from_dict(dims).with_beta(beta)
-    law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width)
+    law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width, finite_n=finite_n)
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
     if finite_width:          # the law's support and equation are cached: the prediction reuses them
         data.update(fw_top_prediction(arch, obj, law))

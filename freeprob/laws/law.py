@@ -750,6 +750,12 @@ class Law:
     chi_transform = _closed.chi_transform
     cauchy_transform = _closed.cauchy_transform
 
+    def finite_n(self, n, field="real"):
+        r"""The expected spectral law of this law's finite-n matrix model to order ``1/n``
+        (``field="real"``; ``"complex"``: no ``1/n`` term): a
+        :class:`freeprob.laws.finite_n.FiniteNLaw`.  Raises as that class."""
+        return _hook("finite_n")(self, n, field)
+
     # -- scalar sugar -----------------------------------------------------------------
     def __add__(self, other):
         if isinstance(other, Law):

@@ -1,0 +1,244 @@
+r"""Expected spectral laws at finite ``n``: the ``1/n`` term (issue 29).
+
+``law.finite_n(n)`` is the expected empirical spectral law of the law's **real** finite-n
+matrix model (docs/guide/finite-n.md lists the models: the GOE ``(A + Aᵀ)/√(2n)`` for
+``Semicircle(0, 1)``, the real Wishart ``G Gᵀ`` with ``G`` an ``n × tn`` matrix of
+N(0, 1/n) entries for ``FreePoisson(t)``, …, and independent orthogonally invariant
+matrices for the operations), to first order in ``1/n``:
+
+.. math::  E\,\mathrm{tr}_n (z − X_n)^{-1} = G(z) + G_1(z)/n + O(n^{-2}).
+
+The correction ``G₁`` is the Cauchy transform of a **signed** measure ``ρ₁`` of total
+mass 0: a density ``−Im G₁(x + i0)/π`` on the support of the limit law plus atoms at the
+real poles of ``G₁`` (usually the square-root edges: the GOE's is
+``(δ₂ + δ₋₂)/4 − ½·arcsine``).  Atoms of mass ``O(1/n)`` (edges here; outliers of
+finite-rank perturbations) are part of the object.  The corrected law
+``μ + ρ₁/n`` is therefore a signed measure whose cdf is monotone only approximately (it dips
+within ``O(1/n)`` of an edge, where the expansion is not uniform anyway); nothing is clipped.
+
+With ``field="complex"`` (GUE, complex Wishart, unitary conjugations) the ``1/n`` term
+vanishes identically: the first correction is ``O(n^{-2})`` (genus expansion, [HZ86]_), and
+this object returns the limit law with that statement.
+
+The exact moment corrections come from :mod:`freeprob.laws.finite_n_rules`, the closed forms
+from :mod:`freeprob.laws.finite_n_closed`, the numbers from
+:mod:`freeprob.laws.finite_n_eval` and :mod:`freeprob.laws.finite_n_measure`.  A new model
+(e.g. a finite-rank spike, whose outlier is an atom of mass ``k/n``) registers its moment
+corrections (``finite_n_rules._rule.register``), its ``G₁`` (``finite_n_eval.g1_value.register``)
+and the real points where ``G₁`` has poles (``finite_n_measure.extra_poles.register``); the
+atoms, the density and the cdf then follow.  Theory and references: docs/theory.md §"The 1/n term";
+[BS04]_, [RED14]_, [MP13]_, [MIN19]_, [FMNS19]_, [CM25]_, [BS12]_, [LED09]_, [JOH98]_.
+"""
+from __future__ import annotations
+
+import numbers
+
+import mpmath
+import sympy as sp
+
+from freeprob._checks import check_choice
+from freeprob.core.params import check_dps, check_order, dps_or_default
+from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.laws import finite_n_measure as _m
+from freeprob.laws import finite_n_rules as _rules
+from freeprob.laws.finite_n_closed import g1_expression as _g1_expression
+from freeprob.laws.finite_n_eval import g1_value, limit_G
+from freeprob.laws.law import Law, register
+from freeprob.laws.operations import Pushforward
+
+__all__ = ["FiniteNLaw", "finite_n"]
+
+FIELDS = ("real", "complex")
+
+
+def _check_n(n):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral | sp.Basic):
+        raise FreeprobValueError(
+            f"finite_n: n must be a positive integer or a positive sympy symbol; got {n!r}")
+    if isinstance(n, numbers.Integral) or n.is_Integer:
+        if int(n) < 1:
+            raise FreeprobValueError(f"finite_n: n must be a positive integer; got {n}")
+        return sp.Integer(int(n))
+    if isinstance(n, sp.Symbol) and n.is_positive:
+        return n
+    raise FreeprobValueError(
+        f"finite_n: n must be a positive integer or a positive sympy symbol "
+        f"(sympy.Symbol('n', positive=True)); got {n!r}")
+
+
+class FiniteNLaw:
+    r"""The expected spectral law of a law's finite-n matrix model, to order ``1/n``.
+
+    Built by :meth:`freeprob.laws.law.Law.finite_n`.  Attributes: ``limit`` (the
+    :class:`~freeprob.laws.law.Law`), ``n`` (sympy integer or positive symbol), ``field``
+    (``"real"`` or ``"complex"``), ``model`` (the matrix model in words), ``leading_order``
+    (1 for real: the first correction is ``1/n``; 2 for complex: ``1/n²``, not computed).
+
+    Exact: :meth:`moment_corrections`, :meth:`moments`, :meth:`g1_expression`.  Numeric (a
+    number ``n`` and no free symbols; mpmath values at ``dps`` digits of working precision,
+    not certified): :meth:`cauchy`, :meth:`density`, :meth:`cdf`, :meth:`atoms`,
+    and the same for the correction alone (``correction_*``), :meth:`support` and
+    :meth:`cut_points` (those of the limit law).
+
+    Raises (at construction)
+    ------------------------
+    FreeprobValueError
+        ``n`` not a positive integer or positive symbol; ``field`` not real/complex; a
+        dimension or eigenvalue multiplicity of the model that is not a whole number at
+        this ``n``.
+    NotAvailable
+        The law has no finite-n model here (the message lists the covered laws).
+    """
+
+    def __init__(self, limit, n, field="real"):
+        if not isinstance(limit, Law):
+            raise FreeprobValueError(f"finite_n: expected a Law; got {type(limit).__name__}")
+        self.limit = limit
+        self.n = _check_n(n)
+        self.field = check_choice(field, FIELDS, "finite_n", "field")
+        self.model = _rules.model(limit, self.field)
+        _rules.check_sizes(limit, self.n)
+        self.leading_order = 1 if self.field == "real" else 2
+
+    def __repr__(self):
+        return f"FiniteNLaw({self.limit!r}, n={self.n}, field={self.field!r})"
+
+    @property
+    def free_symbols(self) -> set:
+        """The symbols of the limit law's parameters and of ``n``."""
+        return set(self.limit.free_symbols) | set(self.n.free_symbols)
+
+    # -- exact --------------------------------------------------------------------
+    def moment_corrections(self, k, *, dps=None):
+        r"""The exact ``1/n`` coefficients ``(c_0 = 0, c_1, …, c_k)``:
+        ``E tr_n X_n^j = m_j + c_j/n + O(n^{-2})``.  All zero for ``field="complex"``.
+
+        Raises ``FreeprobValueError`` (bad ``k`` or ``dps``; ``dps`` with free symbols).
+        Source: :func:`freeprob.laws.finite_n_rules.corrections`."""
+        k = check_order(k, "FiniteNLaw.moment_corrections")
+        if self.field == "complex":
+            vals = [sp.Integer(0)] * (k + 1)
+        else:
+            ring = self.limit._exact_ring()
+            vals = [ring.to_sympy(v) for v in _rules.corrections(self.limit, ring, k)]
+        return self._out(vals, dps, "moment_corrections")
+
+    def moments(self, k, *, dps=None):
+        r"""``(m_0, …, m_k)`` with ``m_j = m_j^∞ + c_j/n`` exactly (``n`` may be a symbol).
+
+        Raises ``FreeprobValueError`` (bad ``k`` or ``dps``; ``dps`` with free symbols)."""
+        k = check_order(k, "FiniteNLaw.moments")
+        m = self.limit.moments(k)
+        c = self.moment_corrections(k)
+        return self._out([a + b / self.n for a, b in zip(m, c)], dps, "moments")
+
+    def _out(self, vals, dps, who):
+        if check_dps(dps, who) is None:
+            return tuple(sp.nsimplify(v) if v.is_Float else v for v in vals)
+        self.check_numeric(f"FiniteNLaw.{who}", "numeric evaluation (dps=)")
+        with mpmath.workdps(dps + 5):
+            out = [mpmath.mpf(sp.N(v, dps + 5)) for v in vals]
+        with mpmath.workdps(dps):
+            return tuple(+v for v in out)
+
+    def g1_expression(self):
+        r"""``G₁`` as a sympy expression in ``G`` (the limit Cauchy transform) and ``z``
+        (:mod:`freeprob.core.symbols`); ``0`` for ``field="complex"``.
+
+        Raises ``NotAvailable`` where no closed form is derived
+        (:func:`freeprob.laws.finite_n_closed.g1_expression`)."""
+        if self.field == "complex":
+            return sp.Integer(0)
+        return _g1_expression(self.limit)
+
+    # -- numeric ---------------------------------------------------------------------
+    def check_numeric(self, who, needs="numeric evaluation"):
+        """Refuse free symbols (in the law or ``n``) where numbers are needed.
+
+        Raises ``FreeprobValueError`` naming the symbols."""
+        if self.free_symbols:
+            names = ", ".join(sorted(map(str, self.free_symbols)))
+            raise FreeprobValueError(
+                f"{who}: free symbols ({names}); {needs} needs numbers: substitute them "
+                "(law.subs({...}).finite_n(200))")
+
+    def _scalar(self):
+        return float(self.n)
+
+    def correction_cauchy(self, z, *, dps=None):
+        """``G₁(z)`` (mpc) at ``Im z ≥ 0`` (a real ``z`` inside the support means ``z + i0``).
+
+        Raises ``FreeprobValueError`` (free symbols, ``Im z < 0``), ``NotAvailable`` (no
+        numeric rule, e.g. ⊠ with a zero-mean factor)."""
+        dps = dps_or_default(dps, "correction_cauchy")
+        self.check_numeric("FiniteNLaw.correction_cauchy")
+        if self.field == "complex":
+            return mpmath.mpc(0)
+        if isinstance(self.limit, Pushforward):
+            raise NotAvailable("FiniteNLaw.correction_cauchy: not implemented for a push-forward "
+                               "(density, cdf and atoms are)")
+        with mpmath.workdps(dps + 10):
+            zz = mpmath.mpc(z)
+            val = g1_value(self.limit, zz, limit_G(self.limit, zz))
+        with mpmath.workdps(dps):
+            return +val
+
+    def cauchy(self, z, *, dps=None):
+        """``G(z) + G₁(z)/n`` (mpc), ``Im z > 0``.  Errors as :meth:`correction_cauchy`."""
+        dps = dps_or_default(dps, "cauchy")
+        g1 = self.correction_cauchy(z, dps=dps + 5)
+        with mpmath.workdps(dps + 5):
+            val = mpmath.mpc(self.limit.cauchy(z, dps=dps + 5)) + g1 / self._scalar()
+        with mpmath.workdps(dps):
+            return +val
+
+    def support(self, *, dps=None):
+        """The support intervals of the limit law (those of the correction's density)."""
+        return self.limit.support(dps=dps)
+
+    def cut_points(self, *, dps=None):
+        """The cut points of the limit law (:meth:`freeprob.laws.law.Law.cut_points`)."""
+        return self.limit.cut_points(dps=dps)
+
+    def correction_density(self, x, *, dps=None):
+        r"""``ρ₁(x) = −Im G₁(x + i0)/π`` (0 outside the support; the atoms are apart), at a
+        real ``x`` or a sorted list.  Errors as :meth:`correction_cauchy`."""
+        return _m.correction_density(self, x, dps)
+
+    def density(self, x, *, dps=None):
+        r"""The corrected density ``ρ(x) + ρ₁(x)/n`` (signed near the edges), scalar or list."""
+        return _m.density(self, x, dps)
+
+    def correction_atoms(self, *, dps=None):
+        r"""The atoms ``(location, mass)`` of ``ρ₁`` (mpf): the real poles of ``G₁`` with their
+        residues (at the support edges, the limit's atoms and cut points); the corrected
+        law's atoms are ``mass/n``."""
+        return _m.correction_atoms(self, dps)
+
+    def atoms(self, *, dps=None):
+        r"""Atoms of the corrected law: the limit's atoms plus ``ρ₁``'s atoms over ``n``."""
+        return _m.atoms(self, dps)
+
+    def correction_cdf(self, x, *, dps=None):
+        r"""``F₁(x) = ρ₁((−∞, x])`` (total mass 0, so ``F₁ = 0`` left and right of
+        everything), by quadrature of ``G₁`` along a path in the upper half-plane (Cauchy's
+        theorem: the path passes above the atoms and picks them up)."""
+        return _m.correction_cdf(self, x, dps)
+
+    def cdf(self, x, *, dps=None):
+        r"""The corrected cdf ``F(x) + F₁(x)/n`` (monotone only approximately: it is not
+        clipped)."""
+        dps = dps_or_default(dps, "cdf")
+        f1 = self.correction_cdf(x, dps=dps)
+        with mpmath.workdps(dps + 5):
+            val = mpmath.mpf(self.limit.cdf(x, dps=dps + 5)) + f1 / self._scalar()
+        with mpmath.workdps(dps):
+            return +val
+
+
+@register("finite_n")
+def finite_n(law, n, field="real") -> FiniteNLaw:
+    r"""The expected spectral law of ``law``'s finite-n matrix model to order ``1/n``:
+    :class:`FiniteNLaw` (see its docstring and docs/guide/finite-n.md)."""
+    return FiniteNLaw(law, n, field)
+
