@@ -216,6 +216,17 @@ def test_predicted_top_eigenvalue_reuses_a_given_bulk_law():
     law = attention_law(arch, finite_width=True)
     assert spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law=law) == pytest.approx(
         spikes.predicted_top_eigenvalue(arch, "single", True), rel=1e-12)
+    # the values of G kept for the law (the bracket's start is the same for every θ²) change
+    # no digit: a second θ² on the warm law gives the same float as on a fresh instance
+    # (θ² above the threshold 1/G(edge) ≈ 6.6: an outlier, a root search of several steps)
+    edge = max(float(b) for _, b in law.support(dps=15))
+    assert spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law=law, theta_sq=10.0) > edge
+    n_known = len(law._cache[("top_cauchy", 15)])
+    theta = 12.0
+    warm = spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law=law, theta_sq=theta)
+    assert n_known > 5 and len(law._cache[("top_cauchy", 15)]) < 2 * n_known
+    fresh = attention_law(arch, finite_width=True)
+    assert warm == spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law=fresh, theta_sq=theta)
     with pytest.raises(FreeprobValueError, match="bulk_law must be a Law"):
         spikes.predicted_top_eigenvalue(arch, "single", True, bulk_law="law")
 

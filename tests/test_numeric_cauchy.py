@@ -478,3 +478,20 @@ def test_density_next_to_an_exact_atom_with_transcendental_coefficients():
     assert law.atoms() == ((0, 1 - sp.E / 6),)
     a, b = law.density(sp.Rational(1, 10**6), dps=15), law.density(sp.Rational(1, 10**4), dps=15)
     assert a > 0.3 and abs(a - b) < 1e-6
+
+
+def test_support_at_more_digits_reuses_the_test_points(monkeypatch):
+    # coefficients in ℤ[e]: the support is computed per dps, its gaps decided once (the
+    # density's sign at each test point does not depend on the digits asked of the edges)
+    law = fp.free_mul(fp.Semicircle(0, 1), fp.FreePoisson(sp.E / 6))
+    ev = law._evaluator("test")
+    s15 = law.support(dps=15)
+    calls = []
+    real = type(ev)._density_exact_point
+    monkeypatch.setattr(type(ev), "_density_exact_point", lambda self, *a, **k: calls.append(a) or real(self, *a, **k))
+    s40 = law.support(dps=40)
+    assert calls == [] and len(s15) == len(s40) == 1
+    for (a15, b15), (a40, b40) in zip(s15, s40):
+        assert abs(a15 - a40) < 1e-14 * abs(a40) and abs(b15 - b40) < 1e-14 * abs(b40)
+    # the edges are ±√(2e/6·(…)): a root of the special polynomial, to 40 digits
+    assert abs(float(b40) + float(a40)) < 1e-14

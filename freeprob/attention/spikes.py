@@ -407,8 +407,14 @@ def predicted_top_eigenvalue(arch: Architecture, obj="out", finite_width=True, *
     edge = max(tops)
     t, s = direction_s_transform(arch, obj)
 
+    # G at the points already evaluated for this law (the bracket's first points, edge·(1 + 1e-9)
+    # and its doublings, are the same for every θ²: the spread and each draw's prediction reuse them)
+    known = law._cache.setdefault(("top_cauchy", dps), {})
+
     def lhs(lam):
-        g = float(law.cauchy(mpmath.mpf(lam), dps=dps).real)
+        g = known.get(lam)
+        if g is None:
+            g = known[lam] = float(law.cauchy(mpmath.mpf(lam), dps=dps).real)
         u = max((lam * g - 1) / t, 0.0)
         return theta_sq * (1 + u) * g / s(u)
 

@@ -581,6 +581,14 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             tests.append((len(pts) - 1, None, sp.Rational(sp.ceiling(num[-1] + width + 1))))
         return pts, num, tests
 
+    def _support_signs(self, tests):
+        """Whether the density is positive at each test point of :meth:`_support_tests`
+        (at 15 digits; the sign decides the gap whatever digits its edges are asked at),
+        memoized: :meth:`support` at another ``dps`` (e.g. :meth:`cut_points` asks for
+        more) reuses the decisions instead of evaluating the test points again."""
+        return self._memo("supportsigns", lambda: [
+            self._density_exact_point(_real_point(xm, "support"), 15) > 0 for _, _, xm in tests])
+
     def _support(self, dps):
         pts, num, tests = self._support_tests()
         lo_inf = -sp.oo if self._rational else -mpmath.inf
@@ -605,8 +613,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             with mpmath.workdps(dps):
                 return +fine[i]
         out = []
-        for i, j, xm in tests:
-            if self._density_exact_point(_real_point(xm, "support"), 15) > 0:
+        for (i, j, xm), inside in zip(tests, self._support_signs(tests)):
+            if inside:
                 a, b = edge(i, lo_inf), edge(j, hi_inf)
                 if out and i is not None and out[-1][1] == a:
                     out[-1] = (out[-1][0], b)

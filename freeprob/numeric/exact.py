@@ -42,7 +42,7 @@ class _ExactData:
     #: the special polynomial and the root bound derived from it are included)
     _PORTABLE = frozenset({"lc", "special", "norm", "points", "pointsf", "pointsmp", "ratspecial",
                            "singular", "radius", "series", "seriesnum", "introws", "atom_index",
-                           "anchors", "support", "atoms"})
+                           "anchors", "support", "supportsigns", "atoms"})
 
     def exact_state(self):
         """The exact set-up computed so far (special polynomial and points, singular points,
