@@ -281,3 +281,10 @@ def test_verify_fit_option(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:          # refused by the parser, before any work
         main(args + ["--fit", "gaussian"])
     assert exc.value.code == 2 and "argument --fit" in capsys.readouterr().err
+
+
+def test_cli_family_names_are_the_families():
+    """``freeprob fit --family`` lists the families without importing them (start-up)."""
+    from freeprob.cli.fit_commands import FAMILY_NAMES
+    from freeprob.fit.families import FAMILIES
+    assert FAMILY_NAMES == tuple(FAMILIES)

@@ -82,9 +82,13 @@ def _degrees(text):
     return int(parts[0]), int(parts[1])
 
 
+#: the names of :data:`freeprob.fit.families.FAMILIES` (written out: importing that module
+#: loads numpy, which a law command's start-up must not; tests/test_fit.py checks they agree)
+FAMILY_NAMES = ("semicircle", "marchenko-pastur", "free-poisson", "shifted-free-poisson")
+
+
 def add_fit_command(sub) -> None:
     """Add ``fit`` to an argparse subparsers object.  Raises nothing.  Source: this module."""
-    from freeprob.fit.families import FAMILIES
     p = sub.add_parser(
         "fit",
         help="fit a law to sampled eigenvalues (free cumulants, a family or an algebraic law)",
@@ -97,7 +101,7 @@ def add_fit_command(sub) -> None:
                f"Wishart). Guide: docs/guide/fitting.md. example: {EXAMPLE}",
     )
     p.add_argument("file", help="eigenvalues: a text file (one per line), a .npy file, or -")
-    p.add_argument("--family", choices=tuple(FAMILIES), default=None,
+    p.add_argument("--family", choices=FAMILY_NAMES, default=None,
                    help="fit this family by moment matching (default: an algebraic law)")
     p.add_argument("--degrees", type=_degrees, default=None, metavar="DG,DZ",
                    help="degrees in G and z of the algebraic law (default 2,1)")

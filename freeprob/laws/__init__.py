@@ -6,4 +6,4 @@ numbers are evaluated through :mod:`freeprob.numeric`."""
 # law + a, c * law) with freeprob.laws.law.register; importing them here makes those
 # hooks exist as soon as any freeprob.laws module is imported.
 from freeprob.laws import law, families, operations, independences, algebraic, polynomial, polynomial_equation  # noqa: F401
-from freeprob.laws import finite_n  # noqa: F401  (registers Law.finite_n)
+# freeprob.laws.finite_n (Law.finite_n) is imported on first use: it loads numpy (law._LAZY_HOOKS)

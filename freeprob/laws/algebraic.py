@@ -45,8 +45,6 @@ from functools import singledispatch
 
 import sympy as sp
 
-from freeprob.core.exactpoly import flint_context, from_flint, norm
-from freeprob.core.substitution import substitute
 from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.laws.families import Atomic, CompoundFreePoisson, FreePoisson, Semicircle
 from freeprob.laws.independences import BooleanAdd, MonotoneAdd
@@ -95,6 +93,7 @@ def _subs(P, images, gens, shift=None):
     ``num/den`` (``images``, in order), as a primitive Poly in ``gens``: in polynomial
     arithmetic (:func:`freeprob.core.substitution.substitute`), or through sympy
     expressions for coefficients it does not handle (``EX``).  ``shift``: as there."""
+    from freeprob.core.substitution import substitute     # here: exact moments need no FLINT contexts
     out = substitute(P, images, gens, shift=shift)
     if out is not None:
         return out
@@ -131,6 +130,7 @@ def _composed(P, images, gens):
     """``P`` (two generators) with its generators replaced by the polynomials ``images``
     (``(num, 1)`` pairs) as a Poly in ``gens`` (up to a constant and a monomial factor,
     :func:`freeprob.core.substitution.substitute`), or the expression for an ``EX`` domain."""
+    from freeprob.core.substitution import substitute
     out = substitute(P, images, gens)
     return out if out is not None else _expr(P).subs({g: n for g, (n, _) in zip(P.gens, images)},
                                                      simultaneous=True)

@@ -77,8 +77,15 @@ def register(name: str):
     return deco
 
 
+#: hooks whose module is imported on first use (it loads numpy: not at startup)
+_LAZY_HOOKS = {"finite_n": "freeprob.laws.finite_n"}
+
+
 def _hook(name: str):
     """The function registered under ``name``, or :class:`NotAvailable` if none is."""
+    if name not in _HOOKS and name in _LAZY_HOOKS:
+        import importlib
+        importlib.import_module(_LAZY_HOOKS[name])
     try:
         return _HOOKS[name]
     except KeyError:
