@@ -116,8 +116,7 @@ def substitute(P, images, gens, *, shift=None):
         return None
     if total.is_zero:
         raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
-    total = total.terms_gcd()[1]
-    return _ring_form(total).primitive()[1]
+    return _ring_form(_without_monomial(total)).primitive()[1]
 
 
 _X = (sp.Dummy("x1"), sp.Dummy("x2"))
@@ -166,7 +165,17 @@ def _substitute_flint(P, terms, images, gens):
     if total.is_zero():
         raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
     out = from_flint(total, fd.variables, tuple(gens), fd.back)
-    return _ring_form(out.terms_gcd()[1]).primitive()[1]
+    return _ring_form(_without_monomial(out)).primitive()[1]
+
+
+def _without_monomial(poly):
+    """``poly`` divided by its monomial content, except that one power of the first
+    generator (the unknown: ``G``, ``R`` or ``S``) stays when nothing else would depend on
+    it: ``R·w²`` is the R-equation ``R = 0`` of a point mass at 0, not the constant 1."""
+    exps, reduced = poly.terms_gcd()
+    if exps[0] > 0 and reduced.degree(poly.gens[0]) <= 0:
+        reduced = reduced * sp.Poly(poly.gens[0], *poly.gens, domain=reduced.domain)
+    return reduced
 
 
 def _denominator(poly):
