@@ -350,7 +350,7 @@ def verify_command(args, out=None) -> int:
     stream = out if out is not None else sys.stdout
     res = verify(settings := VerifySettings(**kw), progress=not args.no_progress, stream=stream,
                  workers=args.workers, scheduler=args.scheduler, force=args.force)
-    if args.fit is not None:        # freeprob.experiments.fit_report: fitted laws against the GE law
+    if args.fit is not None and res["rows"]:    # freeprob.experiments.fit_report: fitted laws vs the GE law
         from freeprob.experiments.fit_report import format_fit_rows, verify_fit_rows
         say = None if args.no_progress else (lambda text: print(f"freeprob verify --fit: {text}", file=sys.stderr))
         print(format_fit_rows(verify_fit_rows(settings, args.fit, progress=say)), file=stream)
