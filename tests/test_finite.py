@@ -210,3 +210,20 @@ def test_cli_examples_and_errors(capsys, monkeypatch):
     assert "no expected characteristic polynomial for Pushforward" in capsys.readouterr().err
     assert main(["finite", "add", "x**2 - t", "x**2 - 1", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["coefficients"] == ["1", "0", "-t - 1"]
+
+
+def test_cli_bad_operand_in_the_worker_is_one_line(tmp_path):
+    """A malformed operand is parsed in the command's worker process: its ExpressionError
+    must cross the process boundary (it did not pickle, and the command printed a traceback)."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    from freeprob.cli.expr import ExpressionError
+    err = pickle.loads(pickle.dumps(ExpressionError("bad", "x**2 - nan", 8, "a note")))
+    assert (err.reason, err.text, err.column, err.note) == ("bad", "x**2 - nan", 8, "a note")
+    env = {k: v for k, v in os.environ.items() if k != "FREEPROB_IN_PROCESS"}
+    proc = subprocess.run([sys.executable, "-m", "freeprob.cli", "finite", "add", "x**2 - 1", "x**2 - nan"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "'nan' is not a number" in proc.stderr and "column 8" in proc.stderr

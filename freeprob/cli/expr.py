@@ -120,10 +120,16 @@ class ExpressionError(FreeprobValueError):
     def __init__(self, reason: str, text: str, column: int, note: str = ""):
         self.reason = reason
         self.text = text
+        self.note = note
         self.column = max(1, min(int(column), len(text) + 1))
         shown, caret = _excerpt(text, self.column)
         super().__init__(f"{reason} at column {self.column}:\n    {shown}\n    {caret}^"
                          + (f"\n{note}" if note else ""))
+
+    def __reduce__(self):
+        # rebuilt from its parts, so that it crosses a process boundary (the worker of a
+        # command, freeprob._interruptible): the default would call __init__ with the message
+        return (type(self), (self.reason, self.text, self.column, self.note))
 
 
 def _excerpt(text, column, width=100):
