@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from freeprob.experiments.store import code_version
+from freeprob.experiments import store as _store       # its code_version() read at call time
 from freeprob.experiments.verify_laws import law_dims
 
 #: bump when a stored cell would mean something else (3: zeros snapped in KS; 4: finite width)
@@ -40,7 +40,7 @@ def _cell_key(cell, settings, beta, seed):
                               beta=str(beta), seed=[settings.base_seed, seed],
                               objects=list(settings.objects), models=list(_models(settings.refinements)),
                               coupled=settings.coupled, weights=settings.weights, points=settings.points,
-                              code=code_version()),
+                              code=_store.code_version()),
                          sort_keys=True)
     safe = cell.config.name.replace("/", "_").replace(":", "_")
     return f"{safe}-n{cell.dims.n}-b{beta}-s{seed}-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
@@ -51,7 +51,7 @@ def _theory_key(cell, beta, obj, points, finite_width=False, finite_n=False):
     model's finite-n law: ``theory-fn-…``); the finite-width and finite-n laws depend on
     ``n`` and the absolute widths, which ``dims`` holds."""
     payload = json.dumps(dict(v=_FORMAT, dims=law_dims(cell.dims, obj) | {"d": None},
-                              beta=str(beta), obj=obj, points=points, code=code_version())
+                              beta=str(beta), obj=obj, points=points, code=_store.code_version())
                          | ({"fw": True} if finite_width else {}) | ({"fn": True} if finite_n else {}),
                          sort_keys=True)
     tag = "fw-" if finite_width else "fn-" if finite_n else ""
