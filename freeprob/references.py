@@ -104,8 +104,6 @@ references page (docs/references.md) lists the same entries (a test checks both)
    Ann. Inst. H. Poincaré Probab. Statist. 45 (2009), 754–769.
 .. [HZ86] J. Harer, D. Zagier, The Euler characteristic of the moduli space of curves, Invent.
    Math. 85 (1986), 457–485.
-.. [JOH98] K. Johansson, On fluctuations of eigenvalues of random Hermitian matrices, Duke
-   Math. J. 91 (1998), 151–204.
 """
 from __future__ import annotations
 
