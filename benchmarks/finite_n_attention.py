@@ -12,11 +12,14 @@ finite-width effects of docs/theory.md §7).
 Settings (the issue's): β = 1; single head with d_K = 32; output with h = 4,
 d_K = d_V = 32, d_O = h·d_V = 128; n = 256 and 512.
 
-Run: nice python derivations/finite_n_attention.py [n ...]   (about 10 min per n on a quiet core)
+A measurement (no assertion: it prints the table of theory §13.7), run by hand:
+nice python benchmarks/finite_n_attention.py [single|out] [n ...]   (about 10 min per n on a quiet core)
 """
-import _threads  # noqa: F401  (one BLAS thread; before numpy)
-
+import os
 import sys
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")      # one BLAS thread (before numpy)
 import time
 
 import numpy as np
