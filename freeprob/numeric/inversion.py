@@ -362,14 +362,15 @@ class _QuantileRun:
     def undecided(self, i):
         """``p`` within the error bound of ``L_i`` at the cap.  Where the components on
         both sides meet at one point ``b`` (no flat stretch, no jump) and the mass within
-        ``10^{−dps}·|b|`` of ``b`` on either side exceeds that bound, ``Q(p) = b`` to
-        ``dps`` digits; else a :class:`PrecisionError`."""
+        ``10^{−dps}·|b|`` (``10^{−dps}`` at ``b = 0``) of ``b`` on either side exceeds that
+        bound, ``Q(p) = b`` to ``dps`` digits; else a :class:`PrecisionError`."""
         left, right = self.comps[i], self.comps[i + 1]
         v, e = self.best.get(i, (None, None))
         prec = self.prec_for(self.cap)
         with mpmath.workprec(prec):
             b, b2 = self.num(left.hi, prec), self.num(right.lo, prec)
-            tau = mpmath.mpf(10) ** -self.dps * abs(b) / 2
+            # dps relative digits; at b = 0 (no relative digits exist) dps absolute ones
+            tau = mpmath.mpf(10) ** -self.dps * (abs(b) if b != 0 else 1) / 2
             if e is not None and b == b2 and tau > 0:
                 ok = True
                 for c, sign in ((left, -1), (right, 1)):
