@@ -208,7 +208,8 @@ def expected_characteristic_polynomial(law, d) -> sp.Poly:
     ------
     FreeprobValueError
         ``law`` not a :class:`~freeprob.laws.law.Law`; ``d`` out of range; an atom weight
-        times ``d`` not an integer.
+        times ``d`` not an integer; a rational free Poisson rate ``t`` with ``t d`` not an
+        integer and ``t ≤ 1 − 1/d`` (no real-rooted Laguerre polynomial).
     NotAvailable
         A law outside the list above (e.g. a push-forward, a mixture, a free power).
 
@@ -236,6 +237,13 @@ def _ecp(law, d, who):
     if isinstance(law, fam.Semicircle):
         return from_finite_free_cumulants([0, law.mean, law.variance][:d + 1], d)
     if isinstance(law, fam.FreePoisson):
+        t = sp.sympify(law.rate)
+        if t.is_Rational and not (t * d).is_integer and t <= 1 - sp.Rational(1, d):
+            raise FreeprobValueError(
+                f"{who}: FreePoisson({law.rate}) at degree d = {d}: t·d = {t * d} is not an integer and "
+                f"t ≤ 1 − 1/d, where the Laguerre polynomial is not real-rooted (it is the expected "
+                "characteristic polynomial of (α/d)·G Gᵀ, G a d × td Gaussian matrix, when t·d is an "
+                "integer); choose d with t·d an integer")
         return from_finite_free_cumulants([0] + [law.rate * law.jump ** n for n in range(1, d + 1)], d)
     if isinstance(law, fam.Atomic):
         roots = []

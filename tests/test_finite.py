@@ -227,3 +227,15 @@ def test_cli_bad_operand_in_the_worker_is_one_line(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert "'nan' is not a number" in proc.stderr and "column 8" in proc.stderr
+
+
+def test_free_poisson_rate_without_a_real_rooted_laguerre_polynomial_is_refused():
+    """FreePoisson(1/3) at d = 4: t·d = 4/3, and the Laguerre polynomial has complex roots;
+    at d = 3 (t·d = 1) it is the expected characteristic polynomial of a rank-one Wishart."""
+    import freeprob as fp
+    from freeprob.errors import FreeprobValueError
+    from freeprob.finite import expected_characteristic_polynomial, is_real_rooted
+    with pytest.raises(FreeprobValueError, match="not an integer and t ≤ 1 − 1/d"):
+        expected_characteristic_polynomial(fp.FreePoisson(sp.Rational(1, 3)), 4)
+    p = expected_characteristic_polynomial(fp.FreePoisson(sp.Rational(1, 3)), 3)
+    assert is_real_rooted(p) and p.as_expr().expand() == (x**3 - x**2).expand()
