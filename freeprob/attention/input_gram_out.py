@@ -336,9 +336,14 @@ def _circle_moments(radius, cx, cw, p, order, nodes):
     if not res < 1e-10:
         raise FreeprobValueError(f"output_gram_moments: the equations did not converge on |z| = {radius:g} "
                                  f"(residual {res:.1e})")
-    z = path[-1]
-    # m_k = −(1/2πi)∮ m z^k dz = −(1/N) Σ_j m(z_j) z_j^{k+1} over the circle (both halves)
-    return np.array([float(-2 * np.real(np.sum(m * z ** (k + 1))) / (2 * (nodes // 2)))
+    return _moments_on_circle(m, path[-1], order)
+
+
+def _moments_on_circle(m, z, order):
+    """``m_1 … m_order`` from the Stieltjes transform ``m`` at the upper-half nodes ``z`` of a
+    circle outside the support: ``m_k = −(1/2πi)∮ m z^k dz = −(1/N) Σ_j m(z_j) z_j^{k+1}``
+    over the whole circle, the lower half being the conjugates (the trapezoid rule)."""
+    return np.array([float(-2 * np.real(np.sum(m * z ** (k + 1))) / (2 * len(z)))
                      for k in range(1, order + 1)])
 
 

@@ -66,7 +66,7 @@ import math
 
 import numpy as np
 
-from freeprob.attention.input_gram_out import _measure
+from freeprob.attention.input_gram_out import _measure, _moments_on_circle
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["TIED_OBJECTS", "key_gram_measure", "key_gram_moments", "tied_output_gram_stieltjes",
@@ -286,9 +286,7 @@ def _circle_moments(radius, meas, p, order, nodes):
     if not res < 1e-10:
         raise FreeprobValueError(f"tied_output_gram_moments: the equations did not converge on |z| = {radius:g} "
                                  f"(residual {res:.1e})")
-    z = path[-1]
-    return np.array([float(-2 * np.real(np.sum(m * z ** (k + 1))) / (2 * (nodes // 2)))
-                     for k in range(1, order + 1)])
+    return _moments_on_circle(m, path[-1], order)
 
 
 def _rank(meas, p):
