@@ -29,7 +29,6 @@ cdf accuracy far below the distances being measured (checked: total mass ``= 1 Â
 """
 from __future__ import annotations
 
-import inspect
 import math
 from fractions import Fraction
 
@@ -265,13 +264,9 @@ class TabulatedLaw:
             order = np.argsort(x_all, kind="stable")
             xs_sorted = x_all[order].tolist()
             d_sorted, step = [], max(1, -(-len(xs_sorted) // _CHUNKS))
-            # the float fast path where the law has one (Law.density's rtol=); finite-n and
-            # numeric polynomial laws evaluate at 15 digits
-            accuracy = (dict(rtol=DENSITY_RTOL) if "rtol" in inspect.signature(law.density).parameters
-                        else dict(dps=15))
             for j in range(0, len(xs_sorted), step):
                 report(j, len(xs_sorted), "tabulating the law")
-                d_sorted += [float(v) for v in law.density(xs_sorted[j:j + step], **accuracy)]
+                d_sorted += [float(v) for v in law.density(xs_sorted[j:j + step], rtol=DENSITY_RTOL)]
             d_all = np.empty_like(x_all)
             d_all[order] = d_sorted
             for k, (a, b) in enumerate(pieces):

@@ -205,9 +205,10 @@ class FiniteNLaw:
         real ``x`` or a sorted list.  Errors as :meth:`correction_cauchy`."""
         return _m.correction_density(self, x, dps)
 
-    def density(self, x, *, dps=None):
-        r"""The corrected density ``ρ(x) + ρ₁(x)/n`` (signed near the edges), scalar or list."""
-        return _m.density(self, x, dps)
+    def density(self, x, *, dps=None, rtol=None):
+        r"""The corrected density ``ρ(x) + ρ₁(x)/n`` (signed near the edges), scalar or list;
+        ``rtol`` (as :meth:`Law.density`'s float fast path) is met by 15 digits."""
+        return _m.density(self, x, 15 if rtol is not None and dps is None else dps)
 
     def correction_atoms(self, *, dps=None):
         r"""The atoms ``(location, mass)`` of ``ρ₁`` (mpf): the real poles of ``G₁`` with their

@@ -168,10 +168,18 @@ class PolynomialNumeric:
         return self._route("cauchy", method).cauchy(z, dps=dps, ball=ball)
 
     @_no_raw_convergence_errors
-    def density(self, x, *, dps=None, ball=False, method="auto"):
-        r"""As :meth:`Law.density <freeprob.laws.law.Law.density>`, with ``method``."""
+    def density(self, x, *, dps=None, ball=False, rtol=None, method="auto"):
+        r"""As :meth:`Law.density <freeprob.laws.law.Law.density>`, with ``method``; ``rtol``
+        (a sorted sequence, no balls) takes the float fast path on the exact route and 15
+        certified digits on the numeric one."""
         dps = self._dps(dps, "density")
         ev = self._route("density", method)
+        if rtol is not None:
+            if not isinstance(x, list | tuple) or ball is not False:
+                raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")
+            if hasattr(ev, "density_float"):
+                return ev.density_float(list(x), rtol=rtol)
+            return ev.density_grid(list(x), dps=15)
         if isinstance(x, list | tuple):
             return ev.density_grid(list(x), dps=dps, ball=ball)
         return ev.density(x, dps=dps, ball=ball)
