@@ -143,3 +143,16 @@ def test_cli_density_takes_the_numeric_path(noeq, capsys):
     assert status == 0
     api = noeq.density([-1, 0, 1], dps=15)
     assert [ln.split()[1] for ln in out.splitlines()[2:]] == [mpmath.nstr(v, 15) for v in api]
+
+
+def test_density_rtol_on_both_routes_agrees_with_the_certified_values():
+    """``rtol=`` (the tabulation fast path) on the exact and the numeric route gives the
+    certified density to that accuracy (xy + yx of two standard semicirculars)."""
+    import freeprob as fp
+    s = fp.Semicircle(0, 1)
+    law = fp.polynomial_law("x*y + y*x", {"x": s, "y": s})
+    xs = [0.1, 0.5, 1.3]
+    exact = [float(v) for v in law.density(xs, dps=20)]
+    for method in ("exact", "numeric"):
+        fast = [float(v) for v in law.density(xs, rtol=1e-10, method=method)]
+        assert all(abs(a - b) <= 1e-9 * abs(b) for a, b in zip(fast, exact)), (method, fast, exact)

@@ -177,9 +177,10 @@ class PolynomialNumeric:
         if rtol is not None:
             if not isinstance(x, list | tuple) or ball is not False:
                 raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")
-            if hasattr(ev, "density_float"):
+            from freeprob.numeric.cauchy import AlgebraicCauchy
+            if isinstance(ev, AlgebraicCauchy):         # the exact route: its float fast path
                 return ev.density_float(list(x), rtol=rtol)
-            return ev.density_grid(list(x), dps=15)
+            return ev.density_grid(list(x), dps=15)     # the numeric route: 15 certified digits
         if isinstance(x, list | tuple):
             return ev.density_grid(list(x), dps=dps, ball=ball)
         return ev.density(x, dps=dps, ball=ball)
