@@ -253,12 +253,16 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
       normaliser, above softmax's (2.16 in the example), since the empirical normaliser
       truncates the heavy tail of the query norms.
 
+    With ``"empirical"`` a negative remainder (the total below ``Σ_{k≤L} w_k``, at small
+    ``β`` or ``n``: e.g. ``β = 1/4``, ``d_K = 16``, ``n = 256``: 0.06432 against 0.06445) is set
+    to 0, so the mean is ``max(θ1^{emp}, Σ w_k)``.
+
     Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²``.  For a symbolic
     ``n``, ``d_K`` or ``β`` the empirical total is the unevaluated
     :class:`~freeprob.attention.normaliser.EmpiricalTheta1`.  Raises
     ``FreeprobValueError`` for bad ``beta``, ``d_k``, ``n`` or ``levels`` (1..4), an unknown
     ``variance``, ``"empirical"`` without ``n``, ``exact_variance=True`` with another
-    ``variance``, or a negative remainder.  Source: theory.md §2 item 2, §7 F1/F3 and
+    ``variance``, or a negative remainder (``"limit"``, ``"expected"``).  Source: theory.md §2 item 2, §7 F1/F3 and
     "the finite-d_K bulk scale".
     """
     own = "chaos_weights"
@@ -278,6 +282,10 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
             total = ge_coefficients(beta)[0]
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
     rest = total - sp.Add(*w)
+    if variance == "empirical" and rest.is_number and rest < 0:
+        # small β or n: θ1^emp below the kept chaos variances (e.g. β = 1/4, d_K = 16, n = 256:
+        # 0.06432 against w_1 + w_2 = 0.06445): no white noise, the mean is Σ w_k
+        rest = sp.Integer(0)
     if rest.is_number and rest < 0:
         raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
                                  f"beta={beta}, d_K={d_k}, n={n}; use fewer levels or variance='limit'")
