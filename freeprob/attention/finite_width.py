@@ -253,11 +253,14 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
       normaliser, above softmax's (2.16 in the example), since the empirical normaliser
       truncates the heavy tail of the query norms.
 
-    With ``"empirical"`` a negative remainder (the total below ``Σ_{k≤L} w_k``, at small
-    ``β`` or ``n``: e.g. ``β = 1/4``, ``d_K = 16``, ``n = 256``: 0.06432 against 0.06445) is set
-    to 0, so the mean is ``max(θ1^{emp}, Σ w_k)``.
+    With ``"empirical"``, when the total is below ``Σ_{k≤L} w_k`` (small ``n`` or ``β``: e.g.
+    ``n = 32``, ``d_K = 8``, ``β = 1``: 1.304 against 3/2; ``β = 1/4``, ``d_K = 16``,
+    ``n = 256``: 0.06432 against 0.06445) the ``w_k`` are scaled by one factor to sum to it
+    and the remainder is 0 (the empirical normaliser shrinks every chaos; the split between
+    them is not derived), so the mean is ``θ1^{emp}`` in every case.
 
-    Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²``.  For a symbolic
+    Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²`` (but for that
+    scaling).  For a symbolic
     ``n``, ``d_K`` or ``β`` the empirical total is the unevaluated
     :class:`~freeprob.attention.normaliser.EmpiricalTheta1`.  Raises
     ``FreeprobValueError`` for bad ``beta``, ``d_k``, ``n`` or ``levels`` (1..4), an unknown
@@ -283,9 +286,11 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
     rest = total - sp.Add(*w)
     if variance == "empirical" and rest.is_number and rest < 0:
-        # small β or n: θ1^emp below the kept chaos variances (e.g. β = 1/4, d_K = 16, n = 256:
-        # 0.06432 against w_1 + w_2 = 0.06445): no white noise, the mean is Σ w_k
-        rest = sp.Integer(0)
+        # small n (or β): θ1^emp below the kept chaos variances (e.g. n = 32, d_K = 8, β = 1:
+        # 1.304 against w_1 + w_2 = 3/2): the empirical normaliser shrinks every chaos; they
+        # are scaled by one factor, no white noise, the mean stays θ1^emp
+        c = total / sp.Add(*w)
+        w, rest = tuple(c * wk for wk in w), sp.Integer(0)
     if rest.is_number and rest < 0:
         raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
                                  f"beta={beta}, d_K={d_k}, n={n}; use fewer levels or variance='limit'")
