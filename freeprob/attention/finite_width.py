@@ -16,18 +16,21 @@ the spectrum of random inner-product kernel matrices with polynomial scalings").
 GE keeps ``k = 1`` and replaces ``k ≥ 2`` by white noise, which is right only when
 ``D_k ≫ n``.  Here the row covariance law is
 
-.. math:: ρ^{fw} = \boxplus_{k=1}^{L} w_k\,\mathrm{MP}\bigl(n/D_k + ε_k\bigr)
-          \;+\; \Bigl(θ_1 − \sum_{k\le L} w_k\Bigr),
+.. math:: ρ^{fw} = c\,\Bigl[\boxplus_{k=1}^{L} w_k\,\mathrm{MP}\bigl(n/D_k + ε_k\bigr)
+          \;+\; \Bigl(θ_1 − \sum_{k\le L} w_k\Bigr)\Bigr],\qquad c = θ_1^{emp}/θ_1,
 
 the pieces taken free (the freeness hypothesis; checked numerically in
 ``derivations/finite_width.py``), with
 
 * ``w_k = β^{2k}/k!`` the Hermite variance of the ``k``-th chaos (``w_1 = θ2``), and
   the chaoses above ``L`` (default :data:`DEFAULT_LEVELS` = 2) lumped into the shift
-  (white noise, as in the GE); :func:`chaos_weights` (``exact_variance=True`` uses the
-  finite-``d_K`` variances ``β^{2k} m_k/k!`` and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1``
-  of theory.md §7 F3 instead; measured, that fits softmax worse at ``n ≤ 2048``, since
-  the empirical softmax normaliser truncates the heavy tail);
+  (white noise, as in the GE), every piece then scaled by ``θ1^{emp}/θ1``: ``θ1^{emp}``
+  is the exact bulk coordinate variance at the layer's ``n`` and ``d_K`` under the
+  empirical softmax normaliser (:mod:`freeprob.attention.normaliser`, issue 29), so the
+  mean of ``ρ^{fw}`` is ``θ1^{emp}`` (:func:`chaos_weights`; ``variance="limit"`` keeps
+  ``θ1``; ``variance="expected"``, or ``exact_variance=True``, uses the finite-``d_K``
+  variances ``β^{2k} m_k/k!`` and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1`` of theory.md §7
+  F3, the expected normaliser's, which overshoots softmax);
 * ``ε_k`` the variance of the norm factors of the tensor features (F3, the
   "elliptical" part): the ``k``-th chaos of row ``a`` and column ``b`` scales with
   ``r_a^{k/2} s_b^{k/2}`` (``r, s ~ χ²_{d_K}/d_K``), a left and a right diagonal factor
