@@ -59,7 +59,7 @@ def test_the_centring_gives_an_atom_of_mass_one_over_n_and_the_density_is_signed
     (lambda a: attention.output_law(a, finite_n=1), FreeprobValueError, "bool"),
     (lambda a: attention.output_law(Architecture(heads=2, gamma_k=1, gamma_v=1, gamma_o=1), finite_n=True),
      FreeprobValueError, "sizes"),
-    (lambda a: attention.output_law(a, finite_width=True, finite_n=True), NotAvailable, "finite_width"),
+    (lambda a: attention.output_law(a, finite_width=1, finite_n=True), FreeprobValueError, "finite_width"),
     (lambda a: attention.head_output_law(Architecture.from_dimensions(n=N, heads=1, d_k=DK, d_v=DK, d_o=DO, beta=1,
                                                                       scheme="tied"), finite_n=True).correction_cauchy(1j),
      NotAvailable, "push-forward"),

@@ -30,11 +30,11 @@ corrected density, cdf and atoms, and it tabulates with
 :meth:`freeprob.experiments.compare.TabulatedLaw.from_law`.
 
 Covered: every object (single, concat, head sum, head output, stack, out) under every
-scheme with Gaussian weights; numerics (density, cdf) for untied schemes.  Not covered
-(refused with :class:`~freeprob.errors.NotAvailable`): tied values numerically (a
-push-forward inside a compound step has no numeric ``G₁`` rule), the combination with the
-finite-width law (its chaos pieces are Wishart matrices of non-integer size: no finite-n
-Gaussian model).  Not modelled: softmax itself (the GE model only) and the common-row spike
+scheme with Gaussian weights; numerics (density, cdf) for untied schemes; the combination
+with the finite-width law to first order (``finite_width=True`` too:
+:mod:`freeprob.attention.finite_n_width`).  Not covered (refused with
+:class:`~freeprob.errors.NotAvailable`): tied values numerically (a push-forward inside a
+compound step has no numeric ``G₁`` rule).  Not modelled: softmax itself (the GE model only) and the common-row spike
 of the uncentred output (a rank-one outlier far from the bulk).
 
 Source: docs/theory.md §2 (the GE model), §13 (the 1/n term); [BS04]_ (the real sample
@@ -45,7 +45,7 @@ from __future__ import annotations
 import sympy as sp
 
 from freeprob.attention.architecture import Architecture
-from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.errors import FreeprobValueError
 from freeprob.laws.families import CompoundFreePoisson, Dirac, FreePoisson
 from freeprob.laws.operations import dilate, mixture, pushforward, shift
 from freeprob.core.symbols import x
@@ -58,10 +58,11 @@ OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out")
 
 def check_finite_n(arch, finite_n, finite_width, owner):
     """Validate the ``finite_n`` flag of an attention law: a bool; with ``True`` a layer with
-    integer sizes (:meth:`Architecture.from_dimensions`) and not ``finite_width``.
+    integer sizes (:meth:`Architecture.from_dimensions`).  ``finite_width`` is not checked
+    here: with it the law is the first-order combination of
+    :mod:`freeprob.attention.finite_n_width`.
 
-    Raises ``FreeprobValueError`` (not a bool; no sizes; symbolic sizes) or
-    ``NotAvailable`` (together with ``finite_width=True``)."""
+    Raises ``FreeprobValueError`` (not a bool; no sizes; symbolic sizes)."""
     if not isinstance(finite_n, bool):
         raise FreeprobValueError(f"{owner}: finite_n must be a bool; got {finite_n!r}")
     if not finite_n:
@@ -77,11 +78,6 @@ def check_finite_n(arch, finite_n, finite_width, owner):
         raise FreeprobValueError(
             f"{owner}: finite_n=True needs integer sizes; got symbolic {', '.join(bad)} in {arch!r} "
             "(a symbolic n is available on a law itself: law.finite_n(sympy.Symbol('n', positive=True)))")
-    if finite_width:
-        raise NotAvailable(
-            f"{owner}: finite_n=True with finite_width=True is not available: the finite-width law's "
-            "chaos pieces are Wishart matrices of non-integer size, with no finite-n Gaussian model; "
-            "use one of the two (the 1/n term of the GE model, or the finite-width limit)")
     return True
 
 

@@ -56,6 +56,7 @@ import sympy as sp
 from freeprob.attention.architecture import SCHEMES, Architecture
 from freeprob.attention.finite_n import check_finite_n as _finite_n
 from freeprob.attention.finite_n import finite_n_law as _finite_n_law
+from freeprob.attention.finite_n_width import finite_n_finite_width_law as _finite_n_finite_width_law
 from freeprob.attention.ge import ge_coefficients, theta1, theta2
 from freeprob.core.params import as_exact, sign
 from freeprob.errors import FreeprobValueError
@@ -186,6 +187,15 @@ def _rows(law, arch, finite_width, heads_averaged):
     return with_row_factor(law, arch, heads_averaged)
 
 
+def _with_finite_n(arch, obj, finite_width, law_function):
+    """The finite-n law of ``obj`` (:mod:`freeprob.attention.finite_n`); with
+    ``finite_width`` its first-order combination with the finite-width law
+    (:mod:`freeprob.attention.finite_n_width`)."""
+    if not _check_flag(finite_width, law_function.__name__):
+        return _finite_n_law(arch, obj)
+    return _finite_n_finite_width_law(arch, obj, law_function)
+
+
 def _check_flag(finite_width, owner):
     if not isinstance(finite_width, bool):
         raise FreeprobValueError(f"{owner}: finite_width must be a bool; got {finite_width!r}")
@@ -218,12 +228,13 @@ def attention_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "attention_law")
     if _finite_n(arch, finite_n, finite_width, "attention_law"):
-        return _finite_n_law(arch, "single")
+        return _with_finite_n(arch, "single", finite_width, attention_law)
     return _rows(CompoundFreePoisson(1, _head_rho(arch, "attention_law", finite_width)), arch, finite_width, 1)
 
 
@@ -242,12 +253,13 @@ def concatenated_attention_law(arch: Architecture, finite_width=False, finite_n=
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "concatenated_attention_law")
     if _finite_n(arch, finite_n, finite_width, "concatenated_attention_law"):
-        return _finite_n_law(arch, "concat")
+        return _with_finite_n(arch, "concat", finite_width, concatenated_attention_law)
     rho = _head_rho(arch, "concatenated_attention_law", finite_width)
     return _rows(dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads)), arch, finite_width, arch.heads)
 
@@ -282,12 +294,13 @@ def head_sum_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "head_sum_law")
     if _finite_n(arch, finite_n, finite_width, "head_sum_law"):
-        return _finite_n_law(arch, "sum")
+        return _with_finite_n(arch, "sum", finite_width, head_sum_law)
     if _check_flag(finite_width, "head_sum_law"):
         rho = _finite_rho(arch, "head_sum_law", keys=arch.key_groups, rows=arch.heads)
     else:
@@ -310,12 +323,13 @@ def head_output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "head_output_law")
     if _finite_n(arch, finite_n, finite_width, "head_output_law"):
-        return _finite_n_law(arch, "head_out")
+        return _with_finite_n(arch, "head_out", finite_width, head_output_law)
     return _rows(CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch, finite_width)), arch, finite_width, 1)
 
 
@@ -334,12 +348,13 @@ def stacked_output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "stacked_output_law")
     if _finite_n(arch, finite_n, finite_width, "stacked_output_law"):
-        return _finite_n_law(arch, "stack")
+        return _with_finite_n(arch, "stack", finite_width, stacked_output_law)
     return _rows(CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch, finite_width)), arch, finite_width,
                  arch.heads if finite_width else 1)
 
@@ -363,12 +378,13 @@ def output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_n=True`` (a layer with integer sizes): the GE model's expected law at the
     layer's ``n`` to order ``1/n``, a :class:`~freeprob.laws.finite_n.FiniteNLaw`
-    (:mod:`freeprob.attention.finite_n`); not combinable with ``finite_width=True``
-    (``NotAvailable``).
+    (:mod:`freeprob.attention.finite_n`); with ``finite_width=True`` too, the finite-width
+    law plus the GE model's finite-n shift, to first order in both
+    (:mod:`freeprob.attention.finite_n_width`).
     """
     _check_arch(arch, "output_law")
     if _finite_n(arch, finite_n, finite_width, "output_law"):
-        return _finite_n_law(arch, "out")
+        return _with_finite_n(arch, "out", finite_width, output_law)
     t = _s(arch.gamma_v) / _s(arch.gamma_o)
     mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch, finite_width)), 1 / t)
     return _rows(CompoundFreePoisson(_s(arch.gamma_o), mu_vo), arch, finite_width, arch.heads if finite_width else 1)

@@ -282,9 +282,9 @@ def _verify_arguments(p):
                    help="skip the finite-width laws (freeprob.attention.finite_width): no SM–fw and "
                         f"top pred fw columns, one exact law per cell instead of two ({_time('finite-width law')})")
     p.add_argument("--finite-n", action="store_true",
-                   help="also tabulate the GE model's expected law at each cell's own n to order 1/n "
-                        "(freeprob.attention.finite_n) and report GE–fn, SM–fn per seed and pooled over the "
-                        f"seeds, paired against the limit law ({_time('finite-n law')})")
+                   help="also tabulate the GE model's law at each cell's n to order 1/n (freeprob.attention.finite_n): "
+                        "GE–fn, SM–fn per seed and pooled, paired against the limit law; with finite width also fw + "
+                        f"that shift (finite_n_width): SM–(fw+fn), paired against SM–fw ({_time('finite-n law')} each)")
     p.add_argument("--weights", choices=("gaussian", "rademacher", "orthogonal"), default="gaussian",
                    help="value/output weight distribution (default gaussian)")
     p.add_argument("--out", default=None,

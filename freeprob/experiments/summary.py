@@ -252,6 +252,9 @@ def format_table(result) -> str:
     fn = any("ge_fn_relW1" in r["metrics"] for r in rows)
     if fn:
         header += ["GE–fn relW1", "SM–fn relW1"]
+    fwfn = any("sm_fwfn_relW1" in r["metrics"] for r in rows)
+    if fwfn:
+        header += ["SM–(fw+fn) relW1", "fw − (fw+fn)"]
     refine = any("sm_ge2_relW1" in r["metrics"] for r in rows)
     if refine:
         header += ["SM–GE2 relW1", "gap closed", "SM–GE+kn relW1", "gap closed", "top eig GE+kn"]
@@ -266,6 +269,8 @@ def format_table(result) -> str:
             line += [_pct(m.get("sm_fw_relW1")), _pct(m.get("sm_fw_KS")), _diff_pct(m.get("fw_minus_th_relW1"))]
         if fn:
             line += [_pct(m.get("ge_fn_relW1")), _pct(m.get("sm_fn_relW1"))]
+        if fwfn:
+            line += [_pct(m.get("sm_fwfn_relW1")), _diff_pct(m.get("fw_minus_fwfn_relW1"))]
         if refine:
             base = (m.get("sm_ge_relW1") or {}).get("mean")
 
@@ -301,7 +306,7 @@ def format_table(result) -> str:
                      f"seven configurations): {PAPER_RANGE[0]:.2f}%–{PAPER_RANGE[1]:.2f}%")
     if fw:
         lines += finite_width_summary(rows, {id(r): _row_name(r, st, several) for r in rows})
-    fn = any("ge_fn_relW1" in r["metrics"] for r in rows)
+    fn = fn or fwfn
     if fn:
         from freeprob.experiments.verify_finite_n import FN_DEFINITION, finite_n_summary
         lines += finite_n_summary(rows)
@@ -322,6 +327,8 @@ def format_table(result) -> str:
             notes.append(f"no finite-width law for {r['config']} [{r['object']}]: {r['fw_error']}")
         if r.get("fn_error"):
             notes.append(f"no finite-n law for {r['config']} [{r['object']}]: {r['fn_error']}")
+        if r.get("fwfn_error"):
+            notes.append(f"no finite-width + finite-n law for {r['config']} [{r['object']}]: {r['fwfn_error']}")
         if r["seeds"] < st["seeds"]:
             notes.append(f"{r['config']}: only {r['seeds']} of {st['seeds']} initialisations stored")
         if r.get("note"):

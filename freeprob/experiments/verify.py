@@ -49,7 +49,7 @@ from freeprob.experiments.store import ResultStore, check_creatable, code_versio
 from freeprob.experiments.summary import (DEFINITIONS, PAPER_RANGE, format_table,  # noqa: F401 (verify's names)
                                           paired_metrics)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
-from freeprob.experiments.verify_finite_n import finite_n_distances, pooled_distances
+from freeprob.experiments.verify_finite_n import combined_distances, combined_paired, finite_n_distances, pooled_distances
 from freeprob.experiments.verify_keys import _cell_key, _dims_dict, _models, _seed_identity, _theory_key
 from freeprob.experiments.verify_laws import OBJECT_LAWS, adopt_transient, law_dims, theory_job
 from freeprob.experiments.verify_top import THEORY_EXTRAS, ConditionalTop, realised_strengths, spread_of_mean
@@ -137,7 +137,10 @@ class VerifySettings:
         the GE and softmax distances to it, per seed and pooled over the seeds, beside the
         limit law's, with the paired difference over seeds
         (:mod:`freeprob.experiments.verify_finite_n`).  One more law per cell: 27 s CPU
-        for one head at n = 256 at the default ``points``, 9× its limit law.
+        for one head at n = 256 at the default ``points``, 9× its limit law.  With
+        ``finite_width`` too, also the finite-width law plus the GE model's finite-n shift
+        (:mod:`freeprob.attention.finite_n_width`; a third law per cell): softmax's distance
+        to it per seed and pooled, paired against the finite-width law's.
 
     Raises
     ------
@@ -342,7 +345,8 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
     """
     out, seen = [], set()
     cells = plan_cells(settings) if cells is None else cells
-    kinds = [(False, False)] + [(True, False)] * settings.finite_width + [(False, True)] * settings.finite_n
+    kinds = ([(False, False)] + [(True, False)] * settings.finite_width + [(False, True)] * settings.finite_n
+             + [(True, True)] * (settings.finite_width and settings.finite_n))
     for fw, fn in kinds:
         for cell in cells:
             for beta in settings.betas_exact:
@@ -352,10 +356,11 @@ def plan_sweep(settings: VerifySettings, cells=None) -> list[SweepCell]:
                         seen.add(key)
                         out.append(SweepCell(key=key, params=dict(
                             config=cell.config.name, n=cell.dims.n, beta=str(beta), object=obj,
-                            object_kind="finite-width law" if fw else "finite-n law" if fn else "tabulated law"),
+                            object_kind={(True, False): "finite-width law", (False, True): "finite-n law",
+                                         (True, True): "finite-width + finite-n law"}.get((fw, fn), "tabulated law")),
                             fn=theory_job, kwargs=dict(dims=law_dims(cell.dims, obj), beta=str(beta), obj=obj,
                                                        points=settings.points, finite_width=fw, finite_n=fn),
-                            kind="object", priority=9 if fw else 8 if fn else 10))
+                            kind="object", priority=7 if fw and fn else 9 if fw else 8 if fn else 10))
     for cell in cells:
         for beta in settings.betas_exact:
             for seed in range(settings.seeds):
@@ -410,7 +415,7 @@ def check_cost(settings: VerifySettings, cells=None, *, force=False, workers=Non
     total = len(cells) * len(settings.betas_exact) * settings.seeds
     cost.check_cell_count(total, force=force, hint="lower --seeds, or split the sweep over several runs")
     cost.check_points(settings.points, laws=len(cells) * len(settings.betas_exact) * len(settings.objects)
-                      * (1 + settings.finite_width + settings.finite_n), force=force)
+                      * (1 + settings.finite_width + (1 + settings.finite_width) * settings.finite_n), force=force)
     if scheduler is not None:
         concurrent = None
     else:
@@ -617,6 +622,8 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                 fw_law = _tabulated(fdata)
                 ndata = theory.get(_theory_key(cell, beta, obj, settings.points, False, True)) if settings.finite_n else None
                 fn_law, pooled = _tabulated(ndata), {"sm": [], "ge": []}
+                cdata = theory.get(_theory_key(cell, beta, obj, settings.points, True, True)) if settings.finite_n else None
+                fwfn_law = _tabulated(cdata)
                 recs = []
                 for seed in range(settings.seeds):
                     key = _cell_key(cell, settings, beta, seed)
@@ -639,9 +646,10 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                             err = relative_moment_errors(lam, law.moments, 4)
                             extra[f"m2_err_{tag}"], extra[f"m4_err_{tag}"] = float(err[1]), float(err[3])
                         extra["edge_th"] = law.upper_edge if outlier is None else outlier
-                        if fn_law is not None:      # the GE model's finite-n law (issue 29)
+                        if fn_law is not None or fwfn_law is not None:      # finite n (issue 29)
                             pooled["sm"].append(store.array(key, f"softmax/{obj}"))
                             pooled["ge"].append(store.array(key, f"ge/{obj}"))
+                        if fn_law is not None:
                             extra.update(finite_n_distances(pooled["sm"][-1], pooled["ge"][-1], fn_law, extra, outlier))
                         if fw_law is not None:      # snapped onto the finite-width law's own atoms
                             sm_fw = snap_to_atoms(store.array(key, f"softmax/{obj}"), fw_law.atom_locations)
@@ -660,6 +668,8 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                                 extra["top_pred_fw_draw"] = (
                                     done if done is not None
                                     else conditional(_dims_dict(cell.dims), beta, obj, theta))
+                        if fwfn_law is not None:    # finite width + the GE model's finite-n shift
+                            extra.update(combined_distances(pooled["sm"][-1], fwfn_law, extra, outlier))
                         if any(stored.get(f"{obj}/{k}") != v for k, v in extra.items()):
                             store.add_quantities(sweep, key, info["params"],
                                                  {f"{obj}/{k}": v for k, v in extra.items()})
@@ -675,9 +685,11 @@ def summarize(cells, settings, theory, store, sweep, conditional=None):
                                  else None,
                                  metrics={k: _mean_ci([r.get(k) for r in recs]) for k in names}
                                  | ({"top_pred_fw_se": spread_of_mean(recs)} if "top_spread_fw" in names
-                                    else {}) | paired_metrics(recs)
-                                 | pooled_distances(pooled, {"th": law, "fn": fn_law, "fw": fw_law}, outlier),
-                                 fn_error=(ndata or {}).get("error") if settings.finite_n and fn_law is None else None))
+                                    else {}) | paired_metrics(recs) | combined_paired(recs)
+                                 | pooled_distances(pooled, {"th": law, "fn": fn_law, "fw": fw_law, "fwfn": fwfn_law},
+                                                    outlier),
+                                 fn_error=(ndata or {}).get("error") if settings.finite_n and fn_law is None else None,
+                                 fwfn_error=(cdata or {}).get("error") if cdata and fwfn_law is None else None))
     return rows, per_seed
 
 

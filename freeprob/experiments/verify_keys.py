@@ -48,11 +48,12 @@ def _cell_key(cell, settings, beta, seed):
 
 def _theory_key(cell, beta, obj, points, finite_width=False, finite_n=False):
     """The store key of a tabulated law (GE limit; finite width: ``theory-fw-…``; the GE
-    model's finite-n law: ``theory-fn-…``); the finite-width and finite-n laws depend on
-    ``n`` and the absolute widths, which ``dims`` holds."""
+    model's finite-n law: ``theory-fn-…``; both, the finite-width law plus the GE model's
+    finite-n shift: ``theory-fwfn-…``, whose payload holds both flags); the finite-width and
+    finite-n laws depend on ``n`` and the absolute widths, which ``dims`` holds."""
     payload = json.dumps(dict(v=_FORMAT, dims=law_dims(cell.dims, obj) | {"d": None},
                               beta=str(beta), obj=obj, points=points, code=_store.code_version())
                          | ({"fw": True} if finite_width else {}) | ({"fn": True} if finite_n else {}),
                          sort_keys=True)
-    tag = "fw-" if finite_width else "fn-" if finite_n else ""
+    tag = "fwfn-" if finite_width and finite_n else "fw-" if finite_width else "fn-" if finite_n else ""
     return f"theory-{tag}{obj}-" + hashlib.sha1(payload.encode()).hexdigest()[:12]

@@ -48,7 +48,9 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     law's set-up under :data:`~freeprob.experiments.sweep.TRANSIENT` (pickled
     :func:`freeprob.laws.numeric_state.numeric_state`, ``None`` if it cannot be pickled);
     with ``finite_n`` the GE model's expected law at finite n
-    (:mod:`freeprob.attention.finite_n`, theory §13).
+    (:mod:`freeprob.attention.finite_n`, theory §13); with both, the finite-width law plus the
+    GE model's finite-n shift (:mod:`freeprob.attention.finite_n_width`, theory §13.8; no
+    top prediction or set-up: those are the finite-width law's).
     Returns the stored entry (a dict of floats and lists).  Raises as the law's
     constructor and :meth:`TabulatedLaw.from_law`.  Source: this module's docstring."""
     from freeprob.attention import laws as attention
@@ -57,7 +59,7 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     arch = attention.Architecture.from_dict(dims).with_beta(beta)
     law = getattr(attention, OBJECT_LAWS[obj])(arch, finite_width=finite_width, finite_n=finite_n)
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
-    if finite_width:          # the law's support and equation are cached: the prediction reuses them
+    if finite_width and not finite_n:     # the law's support and equation are cached: the prediction reuses them
         data.update(fw_top_prediction(arch, obj, law))
         from freeprob.laws.numeric_state import numeric_state
         try:
