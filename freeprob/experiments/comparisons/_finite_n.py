@@ -136,8 +136,12 @@ class FiniteNFeatures:
             return 1 / z + dg / g + dgk / gk + (gk + z * dgk) / (z * gk - 1 + self._c)
 
     def cauchy(self, z, *, dps=None):
-        r"""``G_F(z)`` without the outlier's pole: the bulk part (mpc, ``Im z > 0``)."""
+        r"""``G_F(z)`` without the outlier's pole: the bulk part (mpc; ``z`` off the support,
+        ``G(z̄) = conj G(z)`` below the real axis)."""
         dps = dps or 15
+        z = mpmath.mpc(z)
+        if z.imag < 0:
+            return mpmath.conj(self.cauchy(mpmath.conj(z), dps=dps))
         with mpmath.workdps(dps + 10):
             return self.centred_cauchy(z, dps + 10) + self.common_row_term(z, dps + 10) / self.n
 
@@ -198,10 +202,12 @@ def predicted_ridge_error_fn(dims, beta, penalty, noise, *, dps=8):
 def predicted_loss_fn(dims, beta, times, *, dps=8):
     r"""``E tr e^{−2tFFᵀ}/n`` (the spectral average of the gradient-flow loss) predicted from
     the finite-n law of the features, at each ``t`` in ``times`` (list of float): the contour
-    integral ``(2πi)⁻¹∮ e^{−2tz} G_F(z) dz`` around the bulk plus the outlier's ``e^{−2ts}/n``.
-
-    The loss of a fixed target ``y ⟂ 1`` averaged over its direction is ``n/(n − 1)`` times this
-    to order ``1/n`` (the direction ``1`` is the outlier's eigenvector up to ``O(1/d_O)``).
+    integral ``(2πi)⁻¹∮ e^{−2tz} G_F(z) dz`` around the bulk plus the outlier's ``e^{−2ts}/n``;
+    and the loss of a target ``y ⟂ 1`` averaged over its direction,
+    ``tr[(I − P)e^{−2tFFᵀ}]/(n − 1)``, which is ``n/(n − 1)`` times the spectral average without
+    the outlier's term to order ``1/n`` (the direction ``1`` is the outlier's eigenvector up to
+    ``O(1/d_O)``, so ``1ᵀe^{−2tFFᵀ}1/n = O(1/n)``).  Returns ``{"spectral": [...], "centred":
+    [...]}`` (floats), both from one contour rule.
 
     Raises as :class:`FiniteNFeatures`; :class:`freeprob.errors.PrecisionError` if the
     contour rule does not converge.  Source: module docstring; docs/theory.md §4."""
@@ -213,4 +219,5 @@ def predicted_loss_fn(dims, beta, times, *, dps=8):
     rule = _ContourRule(feats, max(ts), dps, feats.hull())
     vals = rule.laplace(ts)
     with mpmath.workdps(dps + 10):
-        return [float(v + mpmath.exp(-2 * t * feats.spike) / feats.n) for v, t in zip(vals, ts)]
+        return dict(spectral=[float(v + mpmath.exp(-2 * t * feats.spike) / feats.n) for v, t in zip(vals, ts)],
+                    centred=[float(v * feats.n / (feats.n - 1)) for v in vals])
