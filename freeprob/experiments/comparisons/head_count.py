@@ -242,7 +242,7 @@ def _plot(comp, fig):
         ax.plot(comp.data["curve_times"], d["curve"], "-", color=colors[h], label=f"h = {h} predicted (γ_V = {d['gamma_v']})")
         if d.get("predicted_fn"):
             ax.plot(t, d["predicted_fn"]["centred"], "x", color=colors[h], ms=6,
-                    label=f"h = {h} finite-n predicted (y ⟂ 1)")
+                    label=f"h = {h} finite-n predicted (centred y)")
         m = np.array(d["measured"])
         half = [mean_interval(m[:, k]).half or 0 for k in range(len(t))]
         ax.errorbar(t, m.mean(0), yerr=half, fmt="o", color=colors[h], ms=4, capsize=3,
