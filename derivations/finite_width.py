@@ -49,7 +49,9 @@ n, d = 256, 16
 
 # -- 1. the row covariance law, symbolic in β ----------------------------------------
 arch_b = Architecture.from_dimensions(n=n, heads=1, d_k=d, d_v=d, d_o=d, beta=beta)
-rho = fw.finite_width_row_covariance_law(arch_b, levels=3)
+# the chaos structure with the limit total θ1 (variance="limit"); the default scales every piece
+# by θ1^emp/θ1 (issue 29, freeprob.attention.normaliser), which needs a numeric β
+rho = fw.finite_width_row_covariance_law(arch_b, levels=3, variance="limit")
 w, rest = fw.chaos_weights(beta, d, 3)
 lam = [sp.Rational(n) / fw.chaos_dimension(d, k) + fw.norm_factor_variance(d, k) for k in (1, 2, 3)]
 show("chaos ranks D_k = C(d_K+k-1, k), d_K = 16", [fw.chaos_dimension(d, k) for k in (1, 2, 3)])

@@ -16,18 +16,21 @@ the spectrum of random inner-product kernel matrices with polynomial scalings").
 GE keeps ``k = 1`` and replaces ``k ≥ 2`` by white noise, which is right only when
 ``D_k ≫ n``.  Here the row covariance law is
 
-.. math:: ρ^{fw} = \boxplus_{k=1}^{L} w_k\,\mathrm{MP}\bigl(n/D_k + ε_k\bigr)
-          \;+\; \Bigl(θ_1 − \sum_{k\le L} w_k\Bigr),
+.. math:: ρ^{fw} = c\,\Bigl[\boxplus_{k=1}^{L} w_k\,\mathrm{MP}\bigl(n/D_k + ε_k\bigr)
+          \;+\; \Bigl(θ_1 − \sum_{k\le L} w_k\Bigr)\Bigr],\qquad c = θ_1^{emp}/θ_1,
 
 the pieces taken free (the freeness hypothesis; checked numerically in
 ``derivations/finite_width.py``), with
 
 * ``w_k = β^{2k}/k!`` the Hermite variance of the ``k``-th chaos (``w_1 = θ2``), and
   the chaoses above ``L`` (default :data:`DEFAULT_LEVELS` = 2) lumped into the shift
-  (white noise, as in the GE); :func:`chaos_weights` (``exact_variance=True`` uses the
-  finite-``d_K`` variances ``β^{2k} m_k/k!`` and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1``
-  of theory.md §7 F3 instead; measured, that fits softmax worse at ``n ≤ 2048``, since
-  the empirical softmax normaliser truncates the heavy tail);
+  (white noise, as in the GE), every piece then scaled by ``θ1^{emp}/θ1``: ``θ1^{emp}``
+  is the exact bulk coordinate variance at the layer's ``n`` and ``d_K`` under the
+  empirical softmax normaliser (:mod:`freeprob.attention.normaliser`, issue 29), so the
+  mean of ``ρ^{fw}`` is ``θ1^{emp}`` (:func:`chaos_weights`; ``variance="limit"`` keeps
+  ``θ1``; ``variance="expected"``, or ``exact_variance=True``, uses the finite-``d_K``
+  variances ``β^{2k} m_k/k!`` and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1`` of theory.md §7
+  F3, the expected normaliser's, which overshoots softmax);
 * ``ε_k`` the variance of the norm factors of the tensor features (F3, the
   "elliptical" part): the ``k``-th chaos of row ``a`` and column ``b`` scales with
   ``r_a^{k/2} s_b^{k/2}`` (``r, s ~ χ²_{d_K}/d_K``), a left and a right diagonal factor
@@ -90,7 +93,7 @@ from freeprob.laws.operations import dilate, free_add, free_mul, shift
 __all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
            "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
            "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor",
-           "RowFactorVariance", "ROW_FACTOR_DIGITS"]
+           "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES"]
 
 #: chaos levels kept as Wishart pieces by default (the rest is lumped into the shift)
 DEFAULT_LEVELS = 2
@@ -212,38 +215,81 @@ def finite_width_theta1(beta, d_k):
     return (1 - 2 * b**2 / sp.sympify(d_k)) ** (-_half(d_k)) - 1
 
 
-def chaos_weights(beta, d_k, levels=None, *, exact_variance=False):
+#: the total variance (mean of ρ^fw) options of :func:`chaos_weights`
+VARIANCES = ("empirical", "limit", "expected")
+
+
+def _variance(variance, exact_variance, n, owner):
+    """The total-variance option: ``variance`` if given, else ``"expected"`` for
+    ``exact_variance=True``, ``"empirical"`` when ``n`` is known, ``"limit"`` otherwise."""
+    if not isinstance(exact_variance, bool):
+        raise FreeprobValueError(f"{owner}: exact_variance must be a bool; got {exact_variance!r}")
+    if variance is None:
+        return "expected" if exact_variance else ("empirical" if n is not None else "limit")
+    if variance not in VARIANCES:
+        raise FreeprobValueError(f"{owner}: variance must be one of {', '.join(VARIANCES)}; got {variance!r}")
+    if exact_variance and variance != "expected":
+        raise FreeprobValueError(f"{owner}: exact_variance=True is variance='expected'; got variance={variance!r}")
+    if variance == "empirical" and n is None:
+        raise FreeprobValueError(f"{owner}: variance='empirical' needs the number of tokens n")
+    return variance
+
+
+def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, variance=None):
     r"""The chaos variances ``(w_1, …, w_L)`` and the remainder (the white-noise part).
 
-    Default (``exact_variance=False``): ``w_k = β^{2k}/k!`` and the remainder
-    ``θ1 − Σ_{k≤L} w_k`` (``θ1 = e^{β²} − 1``): the Hermite variances of
-    ``e^{βg − β²/2} − 1`` with ``g ~ N(0, 1)``, as in the GE.  ``exact_variance=True``:
-    ``w_k = β^{2k} m_k/k!`` (``m_k`` = :func:`norm_moment`, the query-norm average at
-    finite ``d_K``) and the remainder ``θ1^{fw} − Σ w_k`` (:func:`finite_width_theta1`,
-    theory.md §7 F3).  The exact variance is that of the score nonlinearity with the
-    *expected* normaliser; the softmax normalises by the empirical row mean, which at
-    ``n ≤ 2048`` truncates the heavy tail and measures ``m1`` close to ``θ1`` (e.g.
-    1.69–1.74 against ``θ1 = 1.72``, ``θ1^{fw} = 1.81`` at ``n = 384``, ``d_K = 32``,
-    ``β = 1``), so the default keeps ``θ1``.
+    ``w_k = β^{2k}/k!``: the Hermite variances of ``e^{βg − β²/2} − 1`` with
+    ``g ~ N(0, 1)``, as in the GE; the remainder is the total variance (the mean of
+    ``ρ^{fw}``) minus ``Σ_{k≤L} w_k``.  The total (``variance``):
 
-    Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²``.  Raises
-    ``FreeprobValueError`` for bad ``beta``, ``d_k`` or ``levels`` (1..4), or a negative
-    remainder.  Source: theory.md §2 item 2, §7 F1/F3.
+    * ``"empirical"`` (the default when ``n`` is given): ``θ1^{emp}`` =
+      :func:`freeprob.attention.normaliser.empirical_theta1` ``(β, d_K, n)``, the exact
+      expected trace of the row covariance of ``n A⊥`` at ``n`` keys and width ``d_K``
+      under the empirical softmax normaliser, without the key-norm mean (the outlier of
+      theory.md §7 F2); e.g. 1.921 at ``n = 512``, ``d_K = 8``, ``β = 1`` (sampled
+      1.956 ± 0.100; ``θ1 = 1.718``), 1.506 at ``n = 64``, ``d_K = 16``.  The normaliser
+      divides a whole row, so every piece is scaled by one factor ``c = θ1^{emp}/θ1``:
+      ``w_k = c β^{2k}/k!``, remainder ``c(θ1 − Σ_{k≤L} β^{2k}/k!)`` (measured against
+      putting the difference into the white-noise remainder alone, theory.md §7 "the
+      finite-d_K bulk scale": relW1 3.4 % against 5.2 % in the head-count setting
+      ``n = 512``, ``h = 32``, ``d_K = 8``; the limit total: 10.8 %);
+    * ``"limit"`` (the default without ``n``): ``θ1 = e^{β²} − 1``, ``w_k = β^{2k}/k!``;
+    * ``"expected"`` (or ``exact_variance=True``): ``w_k = β^{2k} m_k/k!`` (``m_k`` =
+      :func:`norm_moment`) and ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1``
+      (:func:`finite_width_theta1`, theory.md §7 F3): the variance with the *expected*
+      normaliser, above softmax's (2.16 in the example), since the empirical normaliser
+      truncates the heavy tail of the query norms.
+
+    Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²`` (``c θ2`` for
+    ``"empirical"``).  For a symbolic
+    ``n``, ``d_K`` or ``β`` the empirical total is the unevaluated
+    :class:`~freeprob.attention.normaliser.EmpiricalTheta1`.  Raises
+    ``FreeprobValueError`` for bad ``beta``, ``d_k``, ``n`` or ``levels`` (1..4), an unknown
+    ``variance``, ``"empirical"`` without ``n``, ``exact_variance=True`` with another
+    ``variance``, or a negative remainder.  Source: theory.md §2 item 2, §7 F1/F3 and
+    "the finite-d_K bulk scale".
     """
     own = "chaos_weights"
     levels = _levels(levels, own)
+    variance = _variance(variance, exact_variance, n, own)
     b2 = sp.sympify(beta) ** 2
-    if exact_variance:
+    if variance == "expected":
         total = finite_width_theta1(beta, d_k)
         w = tuple(b2**k * norm_moment(d_k, k) / sp.factorial(k) for k in range(1, levels + 1))
     else:
         _width(d_k, own)
         from freeprob.attention.ge import ge_coefficients
-        total = ge_coefficients(beta)[0]
+        theta1 = ge_coefficients(beta)[0]
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
+        total = theta1
     rest = total - sp.Add(*w)
+    if variance == "empirical" and not sp.sympify(theta1).is_zero:
+        from freeprob.attention.normaliser import empirical_theta1
+        c = empirical_theta1(beta, d_k, _width(n, own, "n")) / theta1
+        w, rest = tuple(c * wk for wk in w), c * rest
     if rest.is_number and rest < 0:
-        raise FreeprobValueError(f"{own}: the chaos variances exceed the total at beta={beta}, d_K={d_k}")
+        raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
+                                 f"beta={beta}, d_K={d_k}, n={n}; use fewer levels or variance='limit'")
     return w, rest
 
 
@@ -272,7 +318,7 @@ def norm_factor_variance(d_k, k, *, rows=1, keys=1):
 
 
 def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, levels=None,
-                                    exact_variance=False) -> Law:
+                                    exact_variance=False, variance=None) -> Law:
     r"""``ρ^{fw}``: the finite-width law of one head's row covariance ``Σ`` (``n × n``),
     or of the average of ``Σ_i`` over the heads of a head sum.
 
@@ -281,8 +327,10 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
     ``keys`` is the number of distinct key matrices averaged (1 for one head; ``h`` for
     the head sum with independent keys, ``h_KV`` for GQA, 1 for shared keys), ``rows``
     the number of independent query matrices (``h`` for a head sum).  Mean
-    ``θ1`` (``θ1^{fw}`` with ``exact_variance=True``); with ``levels = 1`` it is exactly
-    the GE law ``ρ_{keys·c_K}``.
+    ``θ1^{emp}`` (the bulk coordinate variance under the empirical softmax normaliser at
+    the layer's ``n`` and ``d_K``, :func:`freeprob.attention.normaliser.empirical_theta1`;
+    ``θ1`` with ``variance="limit"``, ``θ1^{fw}`` with ``variance="expected"``); with
+    ``levels = 1`` and ``variance="limit"`` it is exactly the GE law ``ρ_{keys·c_K}``.
 
     Parameters
     ----------
@@ -292,13 +340,16 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
     levels : int in 1..4
         Chaos levels kept as Wishart pieces (default :data:`DEFAULT_LEVELS`).
     exact_variance : bool
-        Finite-``d_K`` chaos variances and total (:func:`chaos_weights`).
+        Finite-``d_K`` chaos variances and total with the expected normaliser, the same
+        as ``variance="expected"`` (:func:`chaos_weights`).
+    variance : {"empirical", "limit", "expected"}, optional
+        The total variance (the mean), :func:`chaos_weights`; default ``"empirical"``.
 
     Raises
     ------
     FreeprobValueError
-        ``arch`` without sizes or without ``beta``; ``d_K ≤ 2β²``; bad ``keys``,
-        ``rows`` or ``levels``.
+        ``arch`` without sizes or without ``beta``; ``d_K ≤ 2β²`` (``"expected"``),
+        ``d_K ≤ β²`` (``"empirical"``); bad ``keys``, ``rows``, ``levels`` or ``variance``.
 
     Source: theory.md §2 item 3, §3.1, §7 F1/F3; [LY22]_ (Wishart pieces of ratio ``n/D_k``).
     """
@@ -308,7 +359,7 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
     _width(keys, own, "keys", symbolic=False)
     _width(rows, own, "rows", symbolic=False)
     n, dk = arch.n, arch.d_k
-    w, rest = chaos_weights(b, dk, levels, exact_variance=exact_variance)
+    w, rest = chaos_weights(b, dk, levels, exact_variance=exact_variance, n=n, variance=variance)
     if sp.sympify(b).is_zero:
         return Dirac(0)
     parts = []

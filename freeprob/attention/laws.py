@@ -212,7 +212,8 @@ def attention_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 
@@ -236,7 +237,8 @@ def concatenated_attention_law(arch: Architecture, finite_width=False, finite_n=
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 
@@ -276,7 +278,8 @@ def head_sum_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 
@@ -304,7 +307,8 @@ def head_output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 
@@ -328,7 +332,8 @@ def stacked_output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 
@@ -357,7 +362,8 @@ def output_law(arch: Architecture, finite_width=False, finite_n=False):
 
     ``finite_width=True``: the finite-width law at the layer's own ``n`` and widths
     (:mod:`freeprob.attention.finite_width`: Hermite chaoses as Wishart pieces of ratio
-    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor; theory.md §7).  Needs
+    ``n/C(d_K+k−1, k)``, their norm factors, the row-norm factor, the bulk scale ``θ1^{emp}`` of
+    the empirical softmax normaliser; theory.md §7).  Needs
     a layer from :meth:`Architecture.from_dimensions` with ``beta``; otherwise, or for a
     non-bool flag, ``FreeprobValueError``.
 

@@ -227,6 +227,7 @@ class MpolyAlgebra:
         return out
 
     def _xpow(self, k):
+        k = int(k)          # a sympy Integer order (e.g. from sp.degree) is not a flint exponent
         try:
             return self._xpows[k]
         except KeyError:

@@ -18,6 +18,8 @@ small-``d_K`` effect of docs/theory.md §7 F1 (≈ 0.02 at ``d_K = 8``, shrinkin
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 
@@ -194,15 +196,12 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
                "finite-width predicted: the same gradient flow on the finite-width law at these n and widths "
                "(output_law(..., finite_width=True), docs/theory.md §7: Hermite chaoses as Wishart pieces, "
                "row-norm factor)" + (" — not computed in --quick (20–45 s per law)." if quick else
-               f".  At d_K = {n // 64} it does not close the gap: the softmax spectral average's 95% interval "
-               f"lies below both predictions in {below_both} of {len(rows)} rows (the finite-width law adds "
-               "spread, which raises ∫e^{-2tx}dμ).  What remains "
-               "is the bulk's scale: the finite-d_K mean of the centred scores, θ1^fw = (1 − 2β²/d_K)^(−d_K/2) "
-               "− 1 (" + (f"{(1 - 2 / (n // 64)) ** (-(n // 64) / 2) - 1:.2f}" if n // 64 > 2 else "infinite")
-               + f" at d_K = {n // 64} against e − 1 = 1.72), which the finite-width law leaves out by design "
-               "(chaos_weights(exact_variance=False): the empirical softmax normaliser truncates the heavy "
-               "tail); in exploration at n = 512 (2 initialisations per h) the bulk of FFᵀ without its two "
-               "top eigenvalues had mean 1.05–1.11 instead of 1."),
+               f".  Its bulk scale is the finite-d_K, finite-n coordinate variance under the empirical "
+               "softmax normaliser, θ1^emp (docs/theory.md §7, the finite-d_K bulk scale; issue 29): "
+               f"{_theta_emp(n):.3f} at d_K = {n // 64} against e − 1 = 1.718, so its mean is "
+               f"{_theta_emp(n) / (math.e - 1):.3f} in the features' units (the softmax bulk of FFᵀ without "
+               "its two top eigenvalues: 1.05–1.14 at n = 512).  The softmax spectral average's 95% "
+               f"interval lies below both predictions in {below_both} of {len(rows)} rows."),
                "finite-n pred.: the GE model's expected law of the uncentred features at these sizes to order "
                "1/n (freeprob.attention.finite_n plus the common row's rank-one terms, "
                "freeprob.experiments.comparisons._finite_n): the spectral average tr e^{-2tFF'}/n and, for a "
@@ -231,6 +230,12 @@ def _fn_tests(data, rows):
         c, f = verdicts.count("closer (significant)"), verdicts.count("farther (significant)")
         out[key] = f"closer in {c} of {len(verdicts)} rows, farther in {f}, not significant in {len(verdicts) - c - f}"
     return out
+
+
+def _theta_emp(n):
+    """``θ1^emp`` at ``n`` tokens, ``d_K = n/64``, ``β = 1`` (float; theory.md §7)."""
+    from freeprob.attention.normaliser import empirical_theta1
+    return float(empirical_theta1(1, n // 64, n))
 
 
 def _plot(comp, fig):

@@ -1,0 +1,267 @@
+r"""The bulk scale of softmax attention at finite ``n`` and ``d_K`` under the empirical
+row normaliser (issue 29; theory.md §7 "The finite-d_K bulk scale").
+
+The limit laws take the coordinate variance of ``n A⊥`` (``A`` = the row-softmax of
+``S = β Q Kᵀ/√d_K``, ``n A⊥_ab = n A_ab − 1``) to be ``θ1 = e^{β²} − 1``.  At finite
+``d_K`` the query norm ``r = |q|²/d_K ~ χ²_{d_K}/d_K`` scales the scores of a row and the
+variance with the *expected* normaliser is ``θ1^{fw} = (1 − 2β²/d_K)^{−d_K/2} − 1``
+(:func:`freeprob.attention.finite_width.finite_width_theta1`).  Softmax divides by the
+*empirical* row mean of ``e^S`` over the ``n`` keys, which cuts the heavy tail that makes
+``θ1^{fw}`` large.  This module computes the exact value.
+
+**Exact row variance.**  Given the query, the scores ``β√r g_b`` (``g_b = q·k_b/|q|``) are
+i.i.d. ``N(0, β²r)`` over the keys, so with ``X_b = e^{σ g_b}``, ``σ = β√r``,
+
+.. math:: V = E(nA_{ab} − 1)^2 = E_r\,f(β\sqrt r, n) − 1,\qquad
+          f(σ, n) = E\Bigl[\frac{n \sum_b X_b^2}{(\sum_b X_b)^2}\Bigr]
+                 = n^2\!\int_0^∞\! t\,E[X^2 e^{−tX}]\,L(t)^{n−1}\,dt,
+
+``L(t) = E e^{−tX}`` (from ``1/S² = ∫_0^∞ t e^{−tS} dt`` and the independence of the
+``X_b``).  ``f ≤ n``, so ``V`` is finite for every ``d_K`` and ``β`` (unlike ``θ1^{fw}``,
+which needs ``d_K > 2β²``): the empirical normaliser truncates the tail at the scale of
+the largest of ``n`` scores.  :func:`empirical_row_variance` evaluates the three integrals
+by quadrature (trapezoid rules in ``g`` and ``log t``, generalised Gauss–Laguerre in
+``r``; 10⁻¹⁰ relative, checked against the closed form at ``n = 2``).
+
+**1/n expansion.**  With ``Y = X/E X``, ``a = E Y² = e^{σ²}``, ``T = mean Y²``,
+``U = mean Y``: ``f = E[T/U²] = a + (3a² − a − 2e^{3σ²})/n + O(n^{−2})``, and averaged over
+``r`` (``E_r e^{kβ²r} = E_k := (1 − 2kβ²/d_K)^{−d_K/2}``):
+``V = θ1^{fw} + (3E_2 − E_1 − 2E_3)/n + O(n^{−2})`` (:func:`normaliser_expansion`),
+which needs ``d_K > 6β²`` (the normaliser's own variance needs ``E_2``: ``d_K > 4β²``, the
+paper's §B.7.1 condition).  Each further order needs a higher moment of ``e^{β²r}``, so at
+fixed ``d_K`` the expansion stops; at ``n = 512``, ``d_K = 8``, ``β = 1`` its first term
+already overshoots (``V`` = 1.986 exact, 2.16 + (−0.91) = 1.25 expanded); the law uses
+the quadrature.
+
+**What sets the bulk.**  Given the keys, the rows of ``n A⊥`` have a common mean ``μ``
+(the key-norm term, theory.md §7 F2) that leaves the bulk as a rank-one outlier.  The
+bulk's scale is the trace of the row covariance, ``tr Σ/n = V − M`` with
+``M = E‖μ‖²/n = (1 − β⁴/d_K²)^{−d_K/2} − 1`` (:func:`key_norm_variance`, the same as
+:func:`freeprob.attention.spikes.key_norm_spike` ``/n``).  :func:`empirical_theta1`
+``= V − M`` is the mean of the finite-width row covariance law by default.
+
+References: theory.md §7; the paper's §B.7.1 (finite-size normaliser identity, exact mean
+and variance of the normaliser for ``d_K > 4β²``) ([HK26]_).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from freeprob.errors import FreeprobValueError
+
+__all__ = ["empirical_row_variance", "key_norm_variance", "empirical_theta1", "normaliser_expansion",
+           "EmpiricalTheta1", "THETA1_DIGITS"]
+
+#: significant digits of :func:`empirical_theta1` (a short rational)
+THETA1_DIGITS = 4
+
+# quadrature: g-grid step and half-width, log t step, Laguerre nodes (10⁻¹⁰ relative, see
+# tests/test_normaliser.py and derivations/normaliser.py)
+_GH, _GMAX, _DU, _NODES = 0.04, 9.0, 0.2, 48
+
+
+def _int(v, owner, name):
+    if isinstance(v, sp.Integer):
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise FreeprobValueError(f"{owner}: {name} must be a positive integer; got {v!r}")
+    return v
+
+
+def _beta(beta, owner):
+    b = sp.sympify(beta)
+    if not b.is_number or not b.is_real or b < 0 or not b.is_finite:
+        raise FreeprobValueError(f"{owner}: beta must be a finite real number >= 0; got {beta!r}")
+    return b
+
+
+def _f(sig, n):
+    """``f(σ, n) = E[n Σ X_b²/(Σ X_b)²]``, ``X = e^{σg}`` (module docstring), by quadrature."""
+    if sig == 0.0 or n == 1:
+        return 1.0
+    g = np.arange(-_GMAX, _GMAX + _GH / 2, _GH)
+    w = np.exp(-g * g / 2)
+    w /= w.sum()
+    lx = sig * g
+    x = np.exp(lx)
+    u = np.arange(-math.log(n) - sig * _GMAX - 12.0, sig * _GMAX + 12.0, _DU)
+    t = np.exp(u)
+    tx = np.outer(t, x)
+    e = np.exp(-tx)
+    one_minus_l = (-np.expm1(-tx)) @ w
+    small = one_minus_l < 0.5
+    with np.errstate(divide="ignore"):
+        log_l = np.where(small, np.log1p(-np.where(small, one_minus_l, 0.0)),
+                         np.log(np.maximum(e @ w, 1e-300)))
+    ex2 = (np.exp(2 * lx)[None, :] * e) @ w
+    return float(n * n * np.sum(t * t * ex2 * np.exp((n - 1) * log_l)) * _DU)
+
+
+@lru_cache(maxsize=256)
+def _row_variance(b, d_k, n):
+    if b == 0.0 or n == 1:
+        return 0.0
+    from scipy.special import gammaln, roots_genlaguerre
+    xs, ws = roots_genlaguerre(_NODES, d_k / 2 - 1)
+    ws = ws / math.exp(gammaln(d_k / 2))
+    vals = np.array([_f(b * math.sqrt(2 * xi / d_k), n) for xi in xs])
+    return float(ws @ vals) - 1.0
+
+
+def empirical_row_variance(beta, d_k, n):
+    r"""``V = E(n A_ab − 1)²``: the exact coordinate variance of one softmax head's
+    centred attention ``n A⊥`` at ``n`` keys and key width ``d_K`` (Gaussian queries and
+    keys, the empirical row normaliser), a float.
+
+    ``V = E_r f(β√r, n) − 1`` with ``r ~ χ²_{d_K}/d_K`` and
+    ``f(σ, n) = n²∫_0^∞ t E[X²e^{−tX}] (E e^{−tX})^{n−1} dt``, ``X = e^{σg}``,
+    ``g ~ N(0, 1)`` (module docstring), by quadrature (relative error ≈ 10⁻¹⁰; 0.1 s).
+    ``0 ≤ V ≤ n − 1``; ``V → θ1^{fw}`` as ``n → ∞`` when ``d_K > 2β²`` and ``→ e^{β²} − 1``
+    as also ``d_K → ∞``.  E.g. ``n = 512``, ``d_K = 8``, ``β = 1``: 1.9863 (limit
+    1.7183, expected normaliser 2.1605).  Cached.
+
+    Raises ``FreeprobValueError`` unless ``d_k`` and ``n`` are positive integers and
+    ``beta`` a finite real number ≥ 0.  Source: theory.md §7 (the finite-d_K bulk scale).
+    """
+    own = "empirical_row_variance"
+    b = _beta(beta, own)
+    return _row_variance(float(b), _int(d_k, own, "d_k"), _int(n, own, "n"))
+
+
+def key_norm_variance(beta, d_k):
+    r"""``M = (1 − β⁴/d_K²)^{−d_K/2} − 1``: the mean square of the key-norm row mean
+    ``μ_b`` of ``n A⊥`` (``‖μ‖²/n`` of theory.md §7 F2, the normaliser replaced by its mean;
+    ``≈ β⁴/(2d_K)``), the part of ``E(nA_ab − 1)²`` that leaves the bulk as the rank-one
+    key-norm outlier.
+
+    Exact (sympy); equals :func:`freeprob.attention.spikes.key_norm_spike` ``/n``
+    (``((d_K − β²)/(d_K + β²))^{−d_K/2}(d_K/(d_K + β²))^{d_K} − 1``, rewritten).  A
+    symbolic ``β`` or ``d_K`` (positive symbol) gives an expression.  Raises
+    ``FreeprobValueError`` for ``β < 0``, a bad ``d_k``, or numbers with ``d_K ≤ β²``
+    (the query average diverges).  Source: theory.md §7 F2.
+    """
+    own = "key_norm_variance"
+    b = sp.sympify(beta)
+    if b.is_number:
+        b = _beta(b, own)
+    d = sp.sympify(d_k)
+    if d.is_number:
+        d = sp.Integer(_int(d_k, own, "d_k"))
+        if b.is_number and not b**2 < d:
+            raise FreeprobValueError(f"{own}: needs d_K > beta^2; got d_K={d_k}, beta={beta}")
+    elif d.is_positive is not True:
+        raise FreeprobValueError(f"{own}: a symbolic d_k must be a positive sympy symbol; got {d_k!r}")
+    return (1 - b**4 / d**2) ** (-d / 2) - 1
+
+
+def _short(v):
+    """``v > 0`` rounded to :data:`THETA1_DIGITS` significant digits, a short rational."""
+    if v <= 0:
+        return sp.Integer(0)
+    e = THETA1_DIGITS - 1 - math.floor(math.log10(v))
+    return sp.Rational(round(v * 10**e), 10**e) if e >= 0 else sp.Integer(round(v))
+
+
+def _empirical_theta1(b, d_k, n, own):
+    if b.is_zero:
+        return sp.Integer(0)
+    m = float(key_norm_variance(b, d_k))
+    return _short(_row_variance(float(b), d_k, n) - m)
+
+
+def empirical_theta1(beta, d_k, n):
+    r"""``θ1^{emp} = V − M``: the bulk coordinate variance of one softmax head at ``n``
+    and ``d_K`` under the empirical row normaliser, i.e. the expected trace of the row
+    covariance ``Σ`` of ``n A⊥`` given the keys, ``E tr Σ/n``; the mean of the
+    finite-width row covariance law by default
+    (:func:`freeprob.attention.finite_width.chaos_weights`).
+
+    ``V`` = :func:`empirical_row_variance`, ``M`` = :func:`key_norm_variance` (the
+    key-norm mean, which leaves the bulk as an outlier).  Rounded to
+    :data:`THETA1_DIGITS` = 4 significant digits, an exact rational (its digits enter the
+    height of the laws' Cauchy equations; the model error of ``M``, measured ≲ 2·10⁻³
+    relative, is larger).  E.g. ``n = 512``, ``β = 1``: ``d_K = 8`` 1.921, ``d_K = 32``
+    1.737 (``θ1 = 1.718``).  For a symbolic ``n``, ``d_K`` or ``β``: the unevaluated
+    :class:`EmpiricalTheta1` ``(d_K, n, β)``, which becomes this rational when numbers are
+    substituted.
+
+    Raises ``FreeprobValueError`` for a ``d_k`` or ``n`` not a positive integer (or
+    positive symbol), ``β < 0``, or ``d_K ≤ β²`` (:func:`key_norm_variance`).  Source:
+    theory.md §7 (the finite-d_K bulk scale); the paper's §B.7.1.
+    """
+    own = "empirical_theta1"
+    b, d, nn = sp.sympify(beta), sp.sympify(d_k), sp.sympify(n)
+    for v, name in ((d, "d_k"), (nn, "n")):
+        if not v.is_number and v.is_positive is not True:
+            raise FreeprobValueError(f"{own}: a symbolic {name} must be a positive sympy symbol; got {v!r}")
+    if b.is_number:
+        b = _beta(b, own)
+    elif b.is_positive is not True and b.is_nonnegative is not True:
+        raise FreeprobValueError(f"{own}: a symbolic beta must be declared positive; got {beta!r}")
+    if not (b.is_number and d.is_number and nn.is_number):
+        if d.is_number:
+            _int(d_k, own, "d_k")
+        if nn.is_number:
+            _int(n, own, "n")
+        return EmpiricalTheta1(d, nn, b)
+    return _empirical_theta1(b, _int(d_k, own, "d_k"), _int(n, own, "n"), own)
+
+
+class EmpiricalTheta1(sp.Function):
+    r"""``EmpiricalTheta1(d_K, n, β)``: :func:`empirical_theta1` as a sympy function for a
+    symbolic ``d_K``, ``n`` or ``β``; unevaluated until all three are numbers, then the
+    rational of the numeric layer (so ``law.subs({d_K: 32})`` is exactly the law at
+    ``d_K = 32``).  A transcendental generator of the exact core
+    (``_freeprob_generator``).  Raises ``FreeprobValueError`` as :func:`empirical_theta1`
+    when evaluated.  Source: theory.md §7 (the finite-d_K bulk scale).
+    """
+
+    nargs = 3
+    _freeprob_generator = True
+
+    @classmethod
+    def eval(cls, d_k, n, beta):
+        """The rational of :func:`empirical_theta1` once ``d_K``, ``n`` are integers and ``β``
+        a number; ``None`` (unevaluated) otherwise."""
+        if d_k.is_Integer and n.is_Integer and beta.is_number:
+            return _empirical_theta1(_beta(beta, "EmpiricalTheta1"), _int(d_k, "EmpiricalTheta1", "d_k"),
+                                     _int(n, "EmpiricalTheta1", "n"), "EmpiricalTheta1")
+        return None
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_nonnegative(self):
+        return True
+
+
+def normaliser_expansion(beta, d_k, n):
+    r"""The first two terms of ``V = E(nA_ab − 1)²`` in ``1/n``:
+    ``θ1^{fw} + (3E_2 − E_1 − 2E_3)/n``, ``E_k = E_r e^{kβ²r} = (1 − 2kβ²/d_K)^{−d_K/2}``
+    (module docstring: ``E[T/U²] = a − 2E[tu] + 3aE[u²] + O(n^{−2})`` for the sums of
+    ``Y = X/EX``, ``E[u²] = (a − 1)/n``, ``E[tu] = (e^{3σ²} − a)/n``, ``a = e^{σ²}``).
+
+    Exact (sympy; symbolic ``β``, ``d_K``, ``n`` allowed).  An asymptotic expansion: each
+    further order needs a higher moment of ``e^{β²r}``; use
+    :func:`empirical_row_variance` for the value (e.g. ``n = 512``, ``d_K = 8``,
+    ``β = 1``: 1.25 here against 1.986).  Raises ``FreeprobValueError`` for numbers with
+    ``d_K ≤ 6β²`` (``E_3`` diverges), or bad ``d_k``, ``n``, ``β``.  Source: theory.md §7
+    (the finite-d_K bulk scale); the paper's §B.7.1 (the normaliser's mean and variance).
+    """
+    own = "normaliser_expansion"
+    b, d, nn = sp.sympify(beta), sp.sympify(d_k), sp.sympify(n)
+    if b.is_number:
+        b = _beta(b, own)
+    if d.is_number:
+        d = sp.Integer(_int(d_k, own, "d_k"))
+    if nn.is_number:
+        nn = sp.Integer(_int(n, own, "n"))
+    if b.is_number and d.is_number and not 6 * b**2 < d:
+        raise FreeprobValueError(f"{own}: needs d_K > 6 beta^2 (E e^(3 beta^2 r) diverges otherwise; use "
+                                 f"empirical_row_variance); got d_K={d_k}, beta={beta}")
+    ek = [(1 - 2 * k * b**2 / d) ** (-d / 2) for k in (1, 2, 3)]
+    return ek[0] - 1 + (3 * ek[1] - ek[0] - 2 * ek[2]) / nn
