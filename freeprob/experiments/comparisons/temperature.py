@@ -335,7 +335,9 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     Comparison
         Key ``"temperature"``.  Rows per measured ``β``: ``κ``, predicted and measured
         errors of both allocations, the predicted ratio, the softmax ratio (mean ± 95%),
-        the GE-sampled ratio and the relative difference predicted/softmax − 1.  ``paper``:
+        the GE-sampled ratio and the relative difference predicted/softmax − 1, then the
+        finite-n ratio (:func:`~freeprob.experiments.comparisons._finite_n.predicted_ridge_error_fn`
+        of both allocations) and its relative differences from the softmax and GE ratios.  ``paper``:
         ``β_c``, the largest ratio difference, ``R(1) < 1`` and ``R(0.25) > 1``.  ``notes``
         hold the sensitivity table of ``β_c`` over ``λ, σ, h, n``; ``data`` the raw numbers.
 

@@ -32,6 +32,10 @@ configurations are not known to us; this is the most natural reading of the two 
   λ ≤ 1.5·10⁻³ and merges into the rising background for λ ≥ 2·10⁻³; the ``d_O = n`` and
   ``H = d_O`` peaks persist to λ = 10⁻²; at the shared default λ = 0.1 the error is
   monotone along both paths (no peak).  Hence the small λ.
+* finite-n prediction (issue 29): the ridge error of the GE model's expected law of the
+  uncentred features at the run's own sizes to order 1/n (:mod:`freeprob.experiments.comparisons.
+  _finite_n`), with paired comparisons over the initialisations of the per-initialisation
+  distances to it and to the limit prediction;
 * predicted: ``ridge_error`` of the exact law (:func:`freeprob.experiments.comparisons._common.
   predicted_ridge_error`); measured: the closed form in ``w*, ε`` on softmax features at
   n = 512 (d_h = 32) over 5 initialisations (95% t-intervals), and the same on GE-sampled
@@ -170,7 +174,9 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         ``d_O/n``, parameters/n², predicted error, softmax and GE-feature means with 95%
         intervals, their relative differences from the prediction and from each other, and,
         unless ``quick``, from the finite-width prediction at the :data:`FW_CONFIGURATIONS`
-        configurations with the largest softmax gap, "—" elsewhere); ``paper`` holds the peak locations, the configuration count and the largest relative difference
+        configurations with the largest softmax gap, "—" elsewhere; then the finite-n prediction,
+        :func:`~freeprob.experiments.comparisons._finite_n.predicted_ridge_error_fn`, and the
+        softmax and GE-feature gaps from it, at every configuration); ``paper`` holds the peak locations, the configuration count and the largest relative difference
         (paper: 1.72%); ``data`` the raw per-initialisation values.
 
     Raises
