@@ -3,6 +3,7 @@ Cauchy series built from the exact moments (an independent route: moments come f
 cumulant/S-transform series, the equation from resultants), is irreducible, and
 matches closed forms from the literature where one is known.
 """
+import mpmath
 import pytest
 import sympy as sp
 
@@ -117,3 +118,19 @@ def test_law_without_equation_raises_not_available():
 
     with pytest.raises(NotAvailable, match="no algebraic Cauchy equation"):
         Opaque().cauchy_equation()
+
+
+def test_mixture_of_repeated_blocks_is_the_block_law():
+    # mixture([μ] * h) (h blocks of one law, the finite-n models of issue 29) has μ's Cauchy
+    # equation: the repeated operands are grouped, not eliminated h − 1 times (which took minutes
+    # for the attention laws' exact-size trees); a repeated block beside another law keeps the
+    # weighted sum of the two Cauchy transforms
+    mu = fp.FreePoisson(sp.Rational(1, 2))
+    P = fp.mixture([mu] * 8).cauchy_equation()
+    Q = mu.cauchy_equation()
+    assert sp.simplify(P.as_expr() * Q.LC() - Q.as_expr() * P.LC()) == 0
+    nu = fp.Semicircle(3, 1)
+    mix = fp.mixture([mu, mu, nu], [sp.Rational(1, 4), sp.Rational(1, 4), sp.Rational(1, 2)])
+    z0 = mpmath.mpc(1, 1)
+    want = (mu.cauchy(z0) + nu.cauchy(z0)) / 2
+    assert abs(mix.cauchy(z0) - want) < 1e-12

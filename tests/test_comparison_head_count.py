@@ -63,6 +63,9 @@ def test_output_table_and_files(quick):
     assert rec["key"] == "head-count" and len(rec["rows"]) == len(HEADS) * len(TIMES)
     # measured entries are intervals from the seeds
     assert all(set(r[5]) == {"mean", "half", "n", "level"} and r[5]["n"] == 2 for r in rec["rows"])
+    # the finite-width and finite-n columns exist and are not computed in --quick
+    assert rec["columns"][-3:] == ["finite-width predicted", "finite-n pred., fixed y", "finite-n pred., tr/n"]
+    assert all(r[-3:] == ["—", "—", "—"] for r in rec["rows"])
 
 
 def test_stored_result_is_reused(quick, capsys):

@@ -186,3 +186,16 @@ def test_bad_input(kw):
 def test_configurations_bad_n():
     with pytest.raises(FreeprobValueError, match="multiple of 16"):
         wa.configurations(200)
+
+
+def test_quick_run_has_the_finite_n_column(quick, confs):
+    # issue 29: the finite-n prediction (GE model to order 1/n, common row included) beside the
+    # limit one in every configuration, with its relative gaps and the paired verdicts
+    cols = quick.columns
+    assert cols[-3:] == ["fn pred.", "softmax vs fn", "GE vs fn"]
+    for c, row in zip(confs, quick.rows):
+        assert row[-3] == c["predicted_fn"] and math.isfinite(c["predicted_fn"])
+        # an O(1/n) correction: within 5% of the limit prediction at n = 256 (measured ≤ 2.6%)
+        assert abs(c["predicted_fn"] / c["predicted"] - 1) < 0.05
+        assert c["fn_vs_limit_ge"] in ("closer (significant)", "farther (significant)", "not significant")
+    assert any("fn pred." in note for note in quick.notes)

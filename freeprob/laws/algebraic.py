@@ -400,7 +400,14 @@ def _(law: Dilate):
 
 @raw_cauchy_equation.register
 def _(law: Mixture):
-    pairs = [(wt, law_i) for wt, law_i in zip(law.weights, law.laws) if sp.simplify(wt) != 0]
+    # one entry per distinct operand object with its total weight: h blocks of one law
+    # (mixture([μ] * h), the block-diagonal models of issue 29) are μ itself, not h − 1 resultants
+    grouped = {}
+    for wt, law_i in zip(law.weights, law.laws):
+        if sp.simplify(wt) != 0:
+            prev = grouped.get(id(law_i))
+            grouped[id(law_i)] = (wt if prev is None else prev[0] + wt, law_i)
+    pairs = list(grouped.values())
     wt0, law0 = pairs[0]
     # H = w_0 G_0: P_0(H / w_0, z)
     P = _subs(_gens(_operand_equation(law0), G, z), [(G, wt0), (z, 1)], (G, z))

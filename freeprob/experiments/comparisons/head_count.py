@@ -24,10 +24,11 @@ import numpy as np
 import sympy as sp
 
 from freeprob.attention.readout import gradient_flow_loss
-from freeprob.experiments.stats import mean_interval
+from freeprob.experiments.stats import mean_interval, paired_comparison
 from freeprob.sampler.readout import measured_loss_curve
 from freeprob.sampler.spectra import Dimensions
 from freeprob.experiments.comparisons._common import Comparison, Plan, check_size, dims_label, feature_law, measure, sampled_features
+from freeprob.experiments.comparisons._finite_n import predicted_loss_fn
 
 __all__ = ["run", "plan", "TIMES", "HEADS"]
 
@@ -109,8 +110,12 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     -------
     Comparison
         Rows ``(h, γ_V, zero mass, t, predicted, measured fixed y ± 95%, spectral
-        average, finite-width predicted)`` (the last "—" with ``quick``: the finite-width
-        law's gradient flow costs 20–45 s per head count); ``data`` has the arrays.
+        average, finite-width predicted, finite-n predicted for y ⟂ 1 and for the spectral
+        average)`` (the last three "—" with ``quick``: the finite-width law's gradient flow costs
+        20–45 s per head count, the finite-n contour rule about as much); ``data`` has the arrays
+        (``predicted_fn``: :func:`~freeprob.experiments.comparisons._finite_n.predicted_loss_fn`;
+        ``fn_tests``: paired comparisons of the per-initialisation distances to the finite-n and
+        the limit predictions).
 
     Raises
     ------
@@ -134,6 +139,9 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         # the finite-width law at these n and widths (issue 18): 20–45 s per law, not in --quick
         pred_fw = (["—"] * len(TIMES) if quick else
                    [float(v) for v in gradient_flow_loss(feature_law(dims, 1, True)[0], list(TIMES), dps=8)])
+        # the finite-n law of the uncentred features (issue 29; GE model to order 1/n, common row
+        # included): one contour rule per head count, not in --quick
+        pred_fn = None if quick else predicted_loss_fn(dims, 1, list(TIMES))
         m1 = feature_law(dims, 1)[1]
         calls = [dict(dims=dims, beta=1, seed=s, m1=m1) for s in range(seeds)]
         per_seed = measure(_one_initialisation, calls, label=_label(dims))
@@ -141,17 +149,25 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         spectral = np.array([r["spectral"] for r in per_seed])
         meas = [mean_interval(fixed[:, k]) for k in range(len(TIMES))]
         spec = [mean_interval(spectral[:, k]) for k in range(len(TIMES))]
+        fn_fixed = ["—"] * len(TIMES) if quick else pred_fn["centred"]
+        fn_spec = ["—"] * len(TIMES) if quick else pred_fn["spectral"]
         for k, t in enumerate(TIMES):
-            rows.append([h, str(dims.gamma_v), str(zero), t, pred[k], meas[k], spec[k], pred_fw[k]])
+            rows.append([h, str(dims.gamma_v), str(zero), t, pred[k], meas[k], spec[k], pred_fw[k],
+                         fn_fixed[k], fn_spec[k]])
         data["heads"][h] = dict(gamma_v=str(dims.gamma_v), zero_mass=str(zero), predicted=pred, curve=curve,
                                 predicted_fw=None if quick else pred_fw,
+                                predicted_fn=None if quick else pred_fn,
                                 measured=fixed.tolist(), spectral=spectral.tolist())
     worst_fixed = max(abs(r[5].mean - r[4]) for r in rows)
     worst_spec = max(abs(r[6].mean - r[4]) for r in rows)
     worst_fw = None if quick else max(abs(r[5].mean - r[7]) for r in rows)
     worst_spec_fw = None if quick else max(abs(r[6].mean - r[7]) for r in rows)
+    worst_fn = None if quick else max(abs(r[5].mean - r[8]) for r in rows)
+    worst_spec_fn = None if quick else max(abs(r[6].mean - r[9]) for r in rows)
+    fn_tests = None if quick else _fn_tests(data, rows)
     data.update(worst_fixed=worst_fixed, worst_spectral=worst_spec, worst_fixed_fw=worst_fw,
-                worst_spectral_fw=worst_spec_fw, n=n, seeds=seeds)
+                worst_spectral_fw=worst_spec_fw, worst_fixed_fn=worst_fn, worst_spectral_fn=worst_spec_fn,
+                fn_tests=fn_tests, n=n, seeds=seeds)
     zeros = ", ".join(data["heads"][h]["zero_mass"] for h in HEADS)
     # rows whose spectral-average interval lies wholly below both predictions (not in --quick)
     below_both = 0 if quick else sum(r[6].hi is not None and r[6].hi < min(r[4], r[7]) for r in rows)
@@ -163,7 +179,7 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
                f"from w = 0, unit rate; {_TARGETS} centred Gaussian targets per initialisation, "
                f"{seeds} softmax initialisations (mean ± 95% t-interval)."),
         columns=["h", "γ_V", "μ({0})", "t", "predicted L/L0", "softmax, fixed y", "softmax, tr e^{-2tFF'}/n",
-                 "finite-width predicted"],
+                 "finite-width predicted", "finite-n pred., fixed y", "finite-n pred., tr/n"],
         rows=rows,
         paper=[("zero mass (plateau) at h = 32 / 64 / 128", "1/2 / 0 / 0", zeros),
                ("decay for h = 64 / 128", "slow / rapid",
@@ -171,7 +187,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
                ("largest |measured − predicted| relative loss", "< 0.003",
                 f"{worst_fixed:.4f} (fixed y), {worst_spec:.4f} (spectral average) at n = {n}"
                 + ("" if quick else f"; finite-width prediction: {worst_fw:.4f} (fixed y), "
-                                    f"{worst_spec_fw:.4f} (spectral average)"))],
+                                    f"{worst_spec_fw:.4f} (spectral average); finite-n prediction: "
+                                    f"{worst_fn:.4f} (fixed y), {worst_spec_fn:.4f} (spectral average)"))],
         notes=["The predictions equal docs/theory.md §5.5 (independent computation) to 4 digits.",
                f"At d_K = {n // 64} the softmax features sit about 0.01–0.02 off the limit (small-d_K "
                "effect, docs/theory.md §7 F1, shrinking like 1/d_K); the paper's sizes are not given, "
@@ -184,8 +201,35 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
                f"{_theta_emp(n):.3f} at d_K = {n // 64} against e − 1 = 1.718, so its mean is "
                f"{_theta_emp(n) / (math.e - 1):.3f} in the features' units (the softmax bulk of FFᵀ without "
                "its two top eigenvalues: 1.05–1.14 at n = 512).  The softmax spectral average's 95% "
-               f"interval lies below both predictions in {below_both} of {len(rows)} rows.")],
+               f"interval lies below both predictions in {below_both} of {len(rows)} rows."),
+               "finite-n pred.: the GE model's expected law of the uncentred features at these sizes to order "
+               "1/n (freeprob.attention.finite_n plus the common row's rank-one terms, "
+               "freeprob.experiments.comparisons._finite_n): the spectral average tr e^{-2tFF'}/n and, for a "
+               "target y ⟂ 1, n/(n − 1) times it without the outlier" + (" — not computed in --quick (a contour "
+               "rule of the finite-n law per head count)." if quick else
+               f".  Per-initialisation distances |measured − prediction|, finite-n against the limit law (paired "
+               f"over the {seeds} initialisations, 95%): fixed y {fn_tests['fixed']}; spectral average "
+               f"{fn_tests['spectral']}.")],
         data=data, plot=_plot)
+
+
+def _fn_tests(data, rows):
+    """Per row, a paired comparison over initialisations of ``|measured − finite-n prediction|``
+    against ``|measured − limit prediction|``; a text counting closer / farther / not significant
+    for the fixed targets and the spectral average."""
+    out = {}
+    for key, col, fn_key in (("fixed", "measured", "centred"), ("spectral", "spectral", "spectral")):
+        verdicts = []
+        for h in HEADS:
+            d = data["heads"][h]
+            m = np.array(d[col])
+            for k in range(len(TIMES)):
+                a = np.abs(m[:, k] - d["predicted_fn"][fn_key][k])
+                b = np.abs(m[:, k] - d["predicted"][k])
+                verdicts.append(paired_comparison(a, b, lower="closer", higher="farther").verdict)
+        c, f = verdicts.count("closer (significant)"), verdicts.count("farther (significant)")
+        out[key] = f"closer in {c} of {len(verdicts)} rows, farther in {f}, not significant in {len(verdicts) - c - f}"
+    return out
 
 
 def _theta_emp(n):
@@ -201,6 +245,9 @@ def _plot(comp, fig):
     for h in HEADS:
         d = comp.data["heads"][h]
         ax.plot(comp.data["curve_times"], d["curve"], "-", color=colors[h], label=f"h = {h} predicted (γ_V = {d['gamma_v']})")
+        if d.get("predicted_fn"):
+            ax.plot(t, d["predicted_fn"]["centred"], "x", color=colors[h], ms=6,
+                    label=f"h = {h} finite-n predicted (centred y)")
         m = np.array(d["measured"])
         half = [mean_interval(m[:, k]).half or 0 for k in range(len(t))]
         ax.errorbar(t, m.mean(0), yerr=half, fmt="o", color=colors[h], ms=4, capsize=3,

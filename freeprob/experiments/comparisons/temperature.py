@@ -59,6 +59,7 @@ from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.attention.readout import ridge_error
 from freeprob.experiments.stats import mean_interval
 from freeprob.sampler.spectra import Dimensions
+from freeprob.experiments.comparisons._finite_n import predicted_ridge_error_fn
 from freeprob.experiments.comparisons._common import (
     DPS,
     RIDGE_NOISE,
@@ -334,7 +335,9 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     Comparison
         Key ``"temperature"``.  Rows per measured ``β``: ``κ``, predicted and measured
         errors of both allocations, the predicted ratio, the softmax ratio (mean ± 95%),
-        the GE-sampled ratio and the relative difference predicted/softmax − 1.  ``paper``:
+        the GE-sampled ratio and the relative difference predicted/softmax − 1, then the
+        finite-n ratio (:func:`~freeprob.experiments.comparisons._finite_n.predicted_ridge_error_fn`
+        of both allocations) and its relative differences from the softmax and GE ratios.  ``paper``:
         ``β_c``, the largest ratio difference, ``R(1) < 1`` and ``R(0.25) > 1``.  ``notes``
         hold the sensitivity table of ``β_c`` over ``λ, σ, h, n``; ``data`` the raw numbers.
 
@@ -385,14 +388,21 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         ge = [measured_ridge_errors(d, beta, seeds, lam, sig, model="ge", base_seed=10_000)
               for d in dims]
         r_pred = pred[0] / pred[1]
+        # the GE model's finite-n law of the uncentred features (issue 29): < 1 s per allocation
+        pred_fn = [predicted_ridge_error_fn(d, beta, lam, sig) for d in dims]
+        r_fn = pred_fn[0] / pred_fn[1]
         r_sm = mean_interval([a / b for a, b in zip(*sm)])
         r_ge = mean_interval([a / b for a, b in zip(*ge)])
         rel = 100 * (r_pred / r_sm.mean - 1)
         meas[beta] = dict(kappa=float(kappa(beta)), predicted=pred, softmax=sm, ge=ge,
                           ratio_predicted=r_pred, ratio_softmax=r_sm, ratio_ge=r_ge,
-                          rel_diff_percent=rel)
+                          rel_diff_percent=rel, predicted_fn=pred_fn, ratio_fn=r_fn,
+                          rel_fn_softmax_percent=100 * (r_fn / r_sm.mean - 1),
+                          rel_fn_ge_percent=100 * (r_fn / r_ge.mean - 1),
+                          rel_ge_percent=100 * (r_pred / r_ge.mean - 1))
         rows.append([beta, float(kappa(beta)), pred[0], mean_interval(sm[0]), pred[1],
-                     mean_interval(sm[1]), r_pred, r_sm, r_ge, f"{rel:+.2f}"])
+                     mean_interval(sm[1]), r_pred, r_sm, r_ge, f"{rel:+.2f}", r_fn,
+                     f"{100 * (r_fn / r_sm.mean - 1):+.2f}", f"{100 * (r_fn / r_ge.mean - 1):+.2f}"])
 
     # sensitivity of β_c
     sens = []
@@ -498,6 +508,18 @@ def _assemble(*, n, seeds, quick, lam, sig, betas, grid, route_name, curve, main
         f"low-rank chaos at d_QK = 64, and the row-norm fluctuation that needs n ≫ e^{{4β²}}, "
         f"i.e. 55 at β = 1 and 8100 at β = 1.5).  The paper's six temperatures and n are unknown."
         + low_txt)
+    fn_sm = max(meas, key=lambda b: abs(meas[b]["rel_fn_softmax_percent"]))
+    fn_ge = max(meas, key=lambda b: abs(meas[b]["rel_fn_ge_percent"]))
+    lim_ge = max(meas, key=lambda b: abs(meas[b]["rel_ge_percent"]))
+    fn_ge_in = sum(m["ratio_ge"].contains(m["ratio_fn"]) for m in meas.values())
+    fn_sm_in = sum(m["ratio_softmax"].contains(m["ratio_fn"]) for m in meas.values())
+    notes.append(
+        f"R fn pred. = the ratio from the GE model's expected law of the uncentred features at n = {n} to order "
+        f"1/n (freeprob.experiments.comparisons._finite_n; fn/sm−1 and fn/GE−1 in %).  Largest |R_fn/R_softmax − 1|: "
+        f"{abs(meas[fn_sm]['rel_fn_softmax_percent']):.2f}% (β = {fn_sm}; limit {abs(rel[worst]):.2f}% at β = "
+        f"{worst}); largest |R_fn/R_GE − 1|: {abs(meas[fn_ge]['rel_fn_ge_percent']):.2f}% (β = {fn_ge}; limit "
+        f"{abs(meas[lim_ge]['rel_ge_percent']):.2f}% at β = {lim_ge}).  95% intervals of the ratio containing the "
+        f"finite-n prediction: softmax {fn_sm_in} of {len(meas)}, GE {fn_ge_in} of {len(meas)}.")
     if route:
         br, kr = route["1"]["beta_route"], route["1"]["kappa_route"]
         notes.append(f"Route check at β = 1: feature_law (exact e^{{β²}}) gives {br[0]:.8f}, "
@@ -510,7 +532,8 @@ def _assemble(*, n, seeds, quick, lam, sig, betas, grid, route_name, curve, main
                 measured=meas,
                 sensitivity=sens, route_check=route)
     cols = ["β", "κ", "err(64,192) pred", "err(64,192) softmax", "err(128,128) pred",
-            "err(128,128) softmax", "R pred", "R softmax", "R GE sampled", "pred/sm−1 (%)"]
+            "err(128,128) softmax", "R pred", "R softmax", "R GE sampled", "pred/sm−1 (%)", "R fn pred.",
+            "fn/sm−1 (%)", "fn/GE−1 (%)"]
     return Comparison(key="temperature",
                       title="Temperature: (64,192) vs (128,128) coefficient-error ratio across β "
                             "(paper §5.2, D.4)",

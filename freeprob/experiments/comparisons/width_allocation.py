@@ -32,6 +32,10 @@ configurations are not known to us; this is the most natural reading of the two 
   λ ≤ 1.5·10⁻³ and merges into the rising background for λ ≥ 2·10⁻³; the ``d_O = n`` and
   ``H = d_O`` peaks persist to λ = 10⁻²; at the shared default λ = 0.1 the error is
   monotone along both paths (no peak).  Hence the small λ.
+* finite-n prediction (issue 29): the ridge error of the GE model's expected law of the
+  uncentred features at the run's own sizes to order 1/n (:mod:`freeprob.experiments.comparisons.
+  _finite_n`), with paired comparisons over the initialisations of the per-initialisation
+  distances to it and to the limit prediction;
 * predicted: ``ridge_error`` of the exact law (:func:`freeprob.experiments.comparisons._common.
   predicted_ridge_error`); measured: the closed form in ``w*, ε`` on softmax features at
   n = 512 (d_h = 32) over 5 initialisations (95% t-intervals), and the same on GE-sampled
@@ -62,6 +66,7 @@ from freeprob.experiments.comparisons._common import (
     predicted_ridge_error,
     projection_parameters,
 )
+from freeprob.experiments.comparisons._finite_n import predicted_ridge_error_fn
 
 __all__ = ["run", "plan", "configurations",
            "BUDGET_HEADS", "FIXED_HEADS", "HEAD_FRACTION", "PENALTY", "NOISE",
@@ -169,7 +174,9 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         ``d_O/n``, parameters/n², predicted error, softmax and GE-feature means with 95%
         intervals, their relative differences from the prediction and from each other, and,
         unless ``quick``, from the finite-width prediction at the :data:`FW_CONFIGURATIONS`
-        configurations with the largest softmax gap, "—" elsewhere); ``paper`` holds the peak locations, the configuration count and the largest relative difference
+        configurations with the largest softmax gap, "—" elsewhere; then the finite-n prediction,
+        :func:`~freeprob.experiments.comparisons._finite_n.predicted_ridge_error_fn`, and the
+        softmax and GE-feature gaps from it, at every configuration); ``paper`` holds the peak locations, the configuration count and the largest relative difference
         (paper: 1.72%); ``data`` the raw per-initialisation values.
 
     Raises
@@ -192,15 +199,20 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     for k, (path, dims) in enumerate(configs):
         t = time.perf_counter()
         pred = predicted_ridge_error(dims, BETA, PENALTY, NOISE)
+        # the GE model's finite-n law of the uncentred features (issue 29): < 1 s per configuration
+        pred_fn = predicted_ridge_error_fn(dims, BETA, PENALTY, NOISE)
         soft = measured_ridge_errors(dims, BETA, seeds, PENALTY, NOISE, model="softmax")
         ge = measured_ridge_errors(dims, BETA, seeds, PENALTY, NOISE, model="ge")
         ms, mg = mean_interval(soft), mean_interval(ge)
         records.append(dict(
             path=path, heads=dims.heads, d_h=dims.d_v, d_o=dims.d_o, value_ratio=float(dims.gamma_v),
             output_ratio=float(dims.gamma_o), parameters=projection_parameters(dims),
-            budget_ratio=projection_parameters(dims) / n ** 2, predicted=pred,
+            budget_ratio=projection_parameters(dims) / n ** 2, predicted=pred, predicted_fn=pred_fn,
             softmax=soft, ge=ge, softmax_mean=ms, ge_mean=mg,
             rel_softmax=abs(ms.mean - pred) / pred, rel_ge=abs(mg.mean - pred) / pred,
+            rel_softmax_fn=abs(ms.mean - pred_fn) / pred_fn, rel_ge_fn=abs(mg.mean - pred_fn) / pred_fn,
+            # per-initialisation distances to the finite-n vs the limit prediction, paired over seeds
+            fn_vs_limit_softmax=_closer(soft, pred_fn, pred), fn_vs_limit_ge=_closer(ge, pred_fn, pred),
             rel_softmax_ge=abs(ms.mean - mg.mean) / mg.mean))
         say(f"[{k + 1}/{len(configs)}] {path} h={dims.heads} d_O={dims.d_o}: predicted {pred:.4f}, "
             f"softmax {ms:.4f}, GE {mg:.4f} ({time.perf_counter() - t:.1f}s)")
@@ -216,7 +228,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     rows = [[r["path"], r["heads"], r["value_ratio"], r["output_ratio"], r["budget_ratio"], r["predicted"],
              r["softmax_mean"], f"{100 * r['rel_softmax']:.2f}%", r["ge_mean"], f"{100 * r['rel_ge']:.2f}%",
              f"{100 * r['rel_softmax_ge']:.2f}%",
-             f"{100 * r['rel_softmax_fw']:.2f}%" if "rel_softmax_fw" in r else "—"]
+             f"{100 * r['rel_softmax_fw']:.2f}%" if "rel_softmax_fw" in r else "—",
+             r["predicted_fn"], f"{100 * r['rel_softmax_fn']:.2f}%", f"{100 * r['rel_ge_fn']:.2f}%"]
             for r in records]
     peaks = {}
     for path in ("budget", "fixed"):
@@ -231,6 +244,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     worst_s = max(records, key=lambda r: r["rel_softmax"])
     worst_g = max(records, key=lambda r: r["rel_ge"])
     worst_sg = max(records, key=lambda r: r["rel_softmax_ge"])
+    worst_sf = max(records, key=lambda r: r["rel_softmax_fn"])
+    worst_gf = max(records, key=lambda r: r["rel_ge_fn"])
 
     def where(r):
         return f"{r['path']} h={r['heads']}"
@@ -259,12 +274,21 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
          + ("" if not fw_records else "; softmax vs the finite-width prediction at the "
             f"{len(fw_records)} largest gaps: " + ", ".join(
                 f"{100 * r['rel_softmax_fw']:.2f}% ({where(r)}, limit {100 * r['rel_softmax']:.2f}%)"
-                for r in fw_records))),
+                for r in fw_records))
+         + f"; finite-n prediction: softmax {100 * worst_sf['rel_softmax_fn']:.2f}% ({where(worst_sf)}), "
+           f"GE-sampled features {100 * worst_gf['rel_ge_fn']:.2f}% ({where(worst_gf)})"),
     ]
     within = sum(r["softmax_mean"].contains(r["predicted"]) for r in records)
     # softmax and GE features of one initialisation share its weights: a paired test per configuration
     tests = [paired_comparison(r["softmax"], r["ge"]).verdict for r in records]
     above, below = tests.count("larger (significant)"), tests.count("smaller (significant)")
+    within_fn = sum(r["softmax_mean"].contains(r["predicted_fn"]) for r in records)
+    within_ge, within_ge_fn = (sum(r["ge_mean"].contains(r[k]) for r in records) for k in ("predicted", "predicted_fn"))
+
+    def count(key):
+        v = [r[key] for r in records]
+        c, f = v.count("closer (significant)"), v.count("farther (significant)")
+        return f"closer in {c} of {len(v)}, farther in {f}, not significant in {len(v) - c - f}"
     notes = [
         f"Largest relative difference of the softmax mean from the limiting prediction: "
         f"{100 * worst_s['rel_softmax']:.2f}% at {where(worst_s)} (paper: {PAPER_MAX_REL}%, 'measured mean "
@@ -295,6 +319,16 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         f"the finite-width law at these n and widths (output_law(..., finite_width=True), docs/theory.md §7), "
         f"computed for the {FW_CONFIGURATIONS} configurations with the largest softmax-vs-limit gap only "
         f"(40–80 s each at λ = 10⁻³){'; not in --quick' if quick else ''}.",
+        f"fn pred. = the ridge error of the GE model's expected law of the uncentred features at these sizes "
+        f"to order 1/n (freeprob.attention.finite_n and the common row's rank-one terms, "
+        f"freeprob.experiments.comparisons._finite_n); vs fn = |mean − fn pred.|/fn pred.  Largest: softmax "
+        f"{100 * worst_sf['rel_softmax_fn']:.2f}% at {where(worst_sf)} (limit: {100 * worst_s['rel_softmax']:.2f}%), "
+        f"GE-sampled features {100 * worst_gf['rel_ge_fn']:.2f}% at {where(worst_gf)} (limit: "
+        f"{100 * worst_g['rel_ge']:.2f}%).  95% intervals containing the prediction: softmax {within_fn}/"
+        f"{len(records)} (limit {within}), GE features {within_ge_fn}/{len(records)} (limit {within_ge}).  "
+        f"Per-initialisation distance to the finite-n prediction against the distance to the limit one "
+        f"(paired over the {seeds} initialisations, 95%): GE features {count('fn_vs_limit_ge')}; softmax "
+        f"{count('fn_vs_limit_softmax')}.",
     ]
     setup = (f"n = {n} tokens, d = n, β = {BETA}, fixed per-head widths d_K = d_V = n/{HEAD_FRACTION} = "
              f"{n // HEAD_FRACTION}, independent heads.  Fixed-budget path: Q+K+V+O projection parameters "
@@ -311,8 +345,16 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
         title="Width allocation at a fixed 6n² projection budget: coefficient-error peaks (§5.2, D.3)",
         setup=setup,
         columns=["path", "h", "h·d_V/n", "d_O/n", "params/n²", "predicted", "softmax (95%)", "vs pred.",
-                 "GE features (95%)", "vs pred.", "softmax vs GE", "vs fw pred."],
+                 "GE features (95%)", "vs pred.", "softmax vs GE", "vs fw pred.", "fn pred.", "softmax vs fn",
+                 "GE vs fn"],
         rows=rows, paper=paper, notes=notes, data=data, plot=_plot)
+
+
+def _closer(values, pred_fn, pred):
+    """Verdict of the paired comparison over initialisations of ``|value − pred_fn|`` against
+    ``|value − pred|`` ("closer (significant)", "farther (significant)" or "not significant")."""
+    v = np.asarray(values, dtype=float)
+    return paired_comparison(np.abs(v - pred_fn), np.abs(v - pred), lower="closer", higher="farther").verdict
 
 
 def _plot(comparison, fig):
@@ -328,6 +370,9 @@ def _plot(comparison, fig):
             continue
         x = np.array([c["value_ratio"] for c in sel])
         ax.plot(x, [c["predicted"] for c in sel], "-", color="k", lw=1.2, label="prediction (limit law)")
+        if all("predicted_fn" in c for c in sel):
+            ax.plot(x, [c["predicted_fn"] for c in sel], "--", color="C2", lw=1.2,
+                    label="prediction (finite-n law)")
         for key, color, shift, lab in (("softmax_mean", "C0", -0.008, "softmax"),
                                        ("ge_mean", "C1", 0.008, "GE features")):
             m = [_mean(c[key]) for c in sel]
