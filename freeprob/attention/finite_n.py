@@ -50,7 +50,7 @@ from freeprob.laws.families import CompoundFreePoisson, Dirac, FreePoisson
 from freeprob.laws.operations import dilate, mixture, pushforward, shift
 from freeprob.core.symbols import x
 
-__all__ = ["OBJECTS", "centred_row_covariance", "finite_n_tree", "finite_n_law", "check_finite_n"]
+__all__ = ["OBJECTS", "centred_body", "centred_row_covariance", "finite_n_tree", "finite_n_law", "check_finite_n"]
 
 #: the objects (names of :mod:`freeprob.sampler`) and their law constructors
 OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out")
@@ -85,21 +85,32 @@ def check_finite_n(arch, finite_n, finite_width, owner):
     return True
 
 
+def centred_body(n, keys, theta1, theta2):
+    r"""The law of ``T = (I − P)(θ2 K Kᵀ/k + s I_n)(I − P)`` on ``1^⊥`` (size ``n − 1``,
+    ``K`` an ``n × k`` standard Gaussian matrix, ``k = keys``, ``s = θ1 − θ2``):
+    ``s + θ2·FreePoisson(k/(n − 1), (n − 1)/k)``, the real Wishart model of size ``n − 1``.
+
+    Raises ``FreeprobValueError`` for ``n < 2`` or ``keys < 1``.  Source: module docstring."""
+    if not (isinstance(n, int) and n >= 2 and isinstance(keys, int) and keys >= 1):
+        raise FreeprobValueError(f"centred_body: needs integers n >= 2, keys >= 1; got {n!r}, {keys!r}")
+    c = sp.Rational(keys, n - 1)
+    if sp.sympify(theta2).is_zero:
+        return Dirac(theta1 - theta2)
+    # θ2·K̃K̃ᵀ/k = θ2·(1/c)·G Gᵀ, G (n−1) × k of N(0, 1/(n−1)): FreePoisson(c, θ2/c)
+    return shift(FreePoisson(c, theta2 / c), theta1 - theta2)
+
+
 def centred_row_covariance(n, keys, theta1, theta2):
     r"""The law of ``T = (I − P)(θ2 K Kᵀ/k + s I_n)(I − P)`` (``n × n``, ``K`` an ``n × k``
     standard Gaussian matrix, ``k = keys``, ``s = θ1 − θ2``), exactly:
     ``(1/n) δ_0 + ((n − 1)/n) (s + θ2·FreePoisson(k/(n − 1), (n − 1)/k))``, a block mixture whose
     finite-n model is the matrix itself (the ``n − 1`` block a real Wishart, the zero block
-    deterministic).
+    deterministic; :func:`centred_body` is that block).
 
     Raises ``FreeprobValueError`` for ``n < 2`` or ``keys < 1``.  Source: module docstring."""
     if not (isinstance(n, int) and n >= 2 and isinstance(keys, int) and keys >= 1):
         raise FreeprobValueError(f"centred_row_covariance: needs integers n >= 2, keys >= 1; got {n!r}, {keys!r}")
-    c = sp.Rational(keys, n - 1)
-    if sp.sympify(theta2).is_zero:
-        body = Dirac(theta1 - theta2)
-    else:       # θ2·K̃K̃ᵀ/k = θ2·(1/c)·G Gᵀ, G (n−1) × k of N(0, 1/(n−1)): FreePoisson(c, θ2/c)
-        body = shift(FreePoisson(c, theta2 / c), theta1 - theta2)
+    body = centred_body(n, keys, theta1, theta2)
     return mixture([Dirac(0), body], [sp.Rational(1, n), sp.Rational(n - 1, n)])
 
 
@@ -108,8 +119,9 @@ def _blocks(law, copies):
     return law if copies == 1 else mixture([law] * copies)
 
 
-def _value_covariance(arch, T):
-    """``B_i`` (``d_V × d_V``): ``V_iᵀ T_i V_i/n`` untied; ``φ_KV(K̃ᵀK̃/n)`` tied."""
+def _value_covariance(arch, body):
+    """``B_i`` (``d_V × d_V``): ``V_iᵀ T_i V_i/n = Ṽ_iᵀ T̃_i Ṽ_i/n`` untied (population the
+    ``n − 1`` block ``body``); ``φ_KV(K̃ᵀK̃/n)`` tied."""
     n, dk, dv = arch.n, arch.d_k, arch.d_v
     if arch.scheme == "tied":
         t1, t2 = arch.theta1, arch.theta2
@@ -117,29 +129,37 @@ def _value_covariance(arch, T):
         w = FreePoisson(sp.Rational(n - 1, dk), sp.Rational(dk, n))
         return pushforward(w, (t2 * n / dk) * x**2 + (t1 - t2) * x)
     cv = sp.Rational(dv, n)
-    return dilate(CompoundFreePoisson(1 / cv, T), cv)
+    return dilate(CompoundFreePoisson(sp.Rational(n - 1, dv), body), cv)
 
 
 def finite_n_tree(arch: Architecture, obj: str):
     r"""The law tree of the GE model of ``obj`` at the layer's exact sizes (its limit part;
     :func:`finite_n_law` adds the ``1/n`` term).  ``obj`` one of :data:`OBJECTS`.
 
+    The zero eigenvalue of every ``T_i`` (``T_i 1 = 0``) is taken out of the populations:
+    ``G D Gᵀ`` with ``D = 0 ⊕ T̃`` is ``G̃ T̃ G̃ᵀ`` with one column of ``G`` fewer, so a
+    compound step of rate ``t`` over ``(1/N) δ_0 + ((N − 1)/N) ν`` is the step of rate
+    ``t (N − 1)/N`` over ``ν`` (the same matrix; the same law, since the free cumulants of
+    ``π(ν, t)`` are ``t`` times the moments of ``ν``), and the law's equation keeps the degree
+    of the limit law's.
+
     Raises ``FreeprobValueError`` (unknown object, a layer without integer sizes).
-    Source: module docstring; docs/theory.md §2, §3.2."""
+    Source: module docstring; docs/theory.md §2, §3.2, §13.7."""
     if obj not in OBJECTS:
         raise FreeprobValueError(f"finite_n_tree: object must be one of {', '.join(OBJECTS)}; got {obj!r}")
     check_finite_n(arch, True, False, "finite_n_tree")
     n, h = arch.n, int(arch.heads)
     t1, t2 = arch.theta1, arch.theta2
+    f = sp.Rational(n - 1, n)           # the population T_i without its zero block
     if obj == "sum":
         keys = {"shared_keys": 1, "gqa": arch.kv_groups or 1}.get(arch.scheme, h)
-        return CompoundFreePoisson(1, centred_row_covariance(n, keys * arch.d_k, t1, t2))
-    T = centred_row_covariance(n, arch.d_k, t1, t2)
+        return CompoundFreePoisson(f, centred_body(n, keys * arch.d_k, t1, t2))
+    body = centred_body(n, arch.d_k, t1, t2)
     if obj == "single":
-        return CompoundFreePoisson(1, T)
+        return CompoundFreePoisson(f, body)
     if obj == "concat":
-        return dilate(CompoundFreePoisson(h, _blocks(T, h)), sp.Rational(1, h))
-    B = _value_covariance(arch, T)
+        return dilate(CompoundFreePoisson(h * f, _blocks(body, h)), sp.Rational(1, h))
+    B = _value_covariance(arch, body)
     if obj == "head_out":
         return CompoundFreePoisson(sp.Rational(arch.d_v, n), B)
     stacked = _blocks(B, h)

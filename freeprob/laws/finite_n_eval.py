@@ -127,13 +127,22 @@ def boundary_G(law, x, density=None):
     for i, j, c in _terms(law):
         coeffs[i] = coeffs.get(i, 0) + c * x ** j
     deg = max(coeffs)
-    roots = np.roots([complex(coeffs.get(i, 0)) for i in range(deg, -1, -1)])
+    cs = [coeffs.get(i, 0) for i in range(deg, -1, -1)]
+    roots = np.roots([complex(c) for c in cs])
     target = -float(mpmath.pi * d)
     scale = max(1.0, float(np.max(np.abs(roots))))
+    tie, eta = 1e-6 * scale, 1e-9 * scale
+    if scale > 1e6:
+        # huge roots (next to an atom: G ≈ w/(x − a)): float64 roots are off by ~1e-16·scale,
+        # more than the imaginary part −πρ(x) that singles out the boundary value; find them at
+        # the working precision, and compare imaginary parts at the scale of that target
+        with mpmath.workdps(mpmath.mp.dps + int(np.log10(scale)) + 10):
+            roots = [complex(r) for r in mpmath.polyroots(cs, maxsteps=2000, extraprec=60 + 8 * int(np.log10(scale)))]
+        tie, eta = 1e-6 * max(1.0, abs(target)), 1e-9 * max(1.0, abs(float(x)))
     cand = sorted(roots, key=lambda r: abs(r.imag - target))
-    if len(cand) > 1 and abs(cand[1].imag - target) < 1e-6 * scale and abs(cand[1] - cand[0]) > 1e-6 * scale:
+    if len(cand) > 1 and abs(cand[1].imag - target) < tie and abs(cand[1] - cand[0]) > tie:
         # two roots with the same imaginary part: decide by the value just above the axis
-        near = complex(law.cauchy(mpmath.mpc(x, 1e-9 * scale)))
+        near = complex(law.cauchy(mpmath.mpc(x, eta)))
         cand = sorted(cand[:2], key=lambda r: abs(r - near))
     g = mpmath.mpc(cand[0])
     for _ in range(40):                       # polish in mpmath
