@@ -21,7 +21,9 @@ weights, a chain of **real Gaussian sample covariances** with exact sizes:
 * the Grams are compound Wishart matrices ``G D Gᵀ`` in that population ``D``.
 
 :func:`finite_n_law` builds this tree with the exact sizes (so the limit part carries the
-``(n−1)/n`` and the atom of mass ``1/n`` at 0 exactly) and hands it to
+``(n−1)/n`` and the atom of mass ``1/n`` at 0 exactly; the zero block of ``T_i`` leaves each
+population as a rate ``(n − 1)/n`` of the compound step over the ``n − 1`` block, the same
+matrix, so that the tree's Cauchy equation keeps the degree of the limit law's) and hands it to
 :meth:`freeprob.laws.law.Law.finite_n`, which adds the fluctuation term ``G₁/n`` of every
 real Gaussian stage, propagated through the compound free Poisson steps (Bai–Silverstein's
 mean with the population's own correction; docs/theory.md §13).  The result is a
