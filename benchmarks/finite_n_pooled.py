@@ -13,7 +13,9 @@ head (d_K = 32) and the centred output (h = 4, d_K = d_V = 32, d_O = h·d_V = 12
 * the mean per-draw relW1 to the limit law (the fluctuation-dominated figure);
 * relW1 of the pooled R-draw sample to the limit law and to the finite-n law
   (attention.*_law(arch, finite_n=True)), their ratio, and a percentile bootstrap interval of
-  the ratio over draws (B resamples of the R draws with replacement);
+  the ratio over draws (B resamples of the R draws with replacement; a resampled pool repeats
+  draws, so it is noisier than the pool and the interval lies above the estimate), and the
+  t-interval of the ratio over 5 independent pools of R/5 draws (noisier too: conservative);
 * the noise floor of the pooled sample: the two-sample relW1 between the two halves of the draws,
   divided by 2 (two halves of R/2 draws differ by about 2× the noise of the whole R-draw pool);
 * the mean sampled moments m1…m4 against the limit law's and the finite-n law's exact moments, in
@@ -22,12 +24,15 @@ head (d_K = 32) and the centred output (h = 4, d_K = d_V = 32, d_O = h·d_V = 12
 The GE model has no outlier in these objects (the common-row spike is a property of out_full, and
 the key-norm outliers belong to softmax), so every eigenvalue enters, snapped onto the laws' atoms
 (freeprob.experiments.compare.law_distances), as in freeprob verify for the rows without an outlier.
+On request ("out_full") the uncentred output is measured as verify does: its top eigenvalue left
+out (freeprob.experiments.verify_finite_n._bulk), the bulk against the centred output's laws.
 
 Seeds: "dev" (used while the law was being checked) and "heldout" (numpy SeedSequence
 [29, 8, n, object], never used before the recorded run).
 
 Run by hand (a measurement, no assertion):
-nice python benchmarks/finite_n_pooled.py [single] [out] [256] [512] [--draws R] [--seeds dev|heldout]
+nice python benchmarks/finite_n_pooled.py [single] [out] [out_full] [256] [512] [--draws R] [--seeds dev|heldout]
+(the table of docs/theory.md §13.8: single out 256 512 --draws 1000 --seeds heldout, ≈ 10 min)
 """
 import os
 import sys
