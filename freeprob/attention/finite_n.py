@@ -56,6 +56,8 @@ __all__ = ["OBJECTS", "centred_body", "centred_row_covariance", "finite_n_tree",
 
 #: the objects (names of :mod:`freeprob.sampler`) and their law constructors
 OBJECTS = ("single", "concat", "sum", "head_out", "stack", "out")
+#: and the bulk of the uncentred output (its n − 1 eigenvalues below the common-row spike)
+BULK_OBJECTS = ("out_full",)
 
 
 def check_finite_n(arch, finite_n, finite_width, owner):
@@ -147,8 +149,9 @@ def finite_n_tree(arch: Architecture, obj: str):
 
     Raises ``FreeprobValueError`` (unknown object, a layer without integer sizes).
     Source: module docstring; docs/theory.md §2, §3.2, §13.7."""
-    if obj not in OBJECTS:
-        raise FreeprobValueError(f"finite_n_tree: object must be one of {', '.join(OBJECTS)}; got {obj!r}")
+    if obj not in OBJECTS + BULK_OBJECTS:
+        raise FreeprobValueError(f"finite_n_tree: object must be one of {', '.join(OBJECTS + BULK_OBJECTS)}; "
+                                 f"got {obj!r}")
     check_finite_n(arch, True, False, "finite_n_tree")
     n, h = arch.n, int(arch.heads)
     t1, t2 = arch.theta1, arch.theta2
@@ -167,9 +170,27 @@ def finite_n_tree(arch: Architecture, obj: str):
     stacked = _blocks(B, h)
     if obj == "stack":
         return CompoundFreePoisson(sp.Rational(h * arch.d_v, n), stacked)
+    if obj == "out_full":
+        return _out_full_bulk(arch, stacked)
     t = sp.Rational(h * arch.d_v, arch.d_o)
     mu_vo = dilate(CompoundFreePoisson(t, stacked), 1 / t)
     return CompoundFreePoisson(sp.Rational(arch.d_o, n), mu_vo)
+
+
+def _out_full_bulk(arch, stacked):
+    r"""The bulk (``n − 1`` eigenvalues) of the uncentred output ``O + 1bᵀ``, ``b = W_Oᵀ v̄``:
+    as the spike grows, the spectrum of ``(I − P) H (I − ūūᵀ) W_O (I − b̂b̂ᵀ)`` (``ū = v̄/|v̄|``,
+    independent of ``H``; ``ūᵀW_O ∝ b̂ᵀ``), i.e. ``n − 1`` rows, ``d_O − 1`` columns and the
+    stacked population compressed to the hyperplane ``ū^⊥`` (size ``h d_V − 1``,
+    :class:`~freeprob.laws.finite_n_compression.HyperplaneCompression`).  A law at size
+    ``n − 1``.  Source: docs/theory.md §13.8."""
+    from freeprob.laws.finite_n_compression import HyperplaneCompression
+    n, N, do = arch.n, int(arch.heads) * arch.d_v, arch.d_o
+    # W̃ᵀ (P B⊕ P) W̃ ((d_O − 1) square), W̃ entries of variance 1/(h d_V): CFP at size d_O − 1
+    mu_vo = dilate(CompoundFreePoisson(sp.Rational(N - 1, do - 1), HyperplaneCompression(stacked)),
+                   sp.Rational(do - 1, N))
+    # n − 1 independent rows of covariance W̃ᵀ P B⊕ P W̃/n: CFP at size n − 1, entries 1/(n − 1)
+    return dilate(CompoundFreePoisson(sp.Rational(do - 1, n - 1), mu_vo), sp.Rational(n - 1, n))
 
 
 def finite_n_law(arch: Architecture, obj: str):
@@ -177,5 +198,8 @@ def finite_n_law(arch: Architecture, obj: str):
     ``1/n``: ``finite_n_tree(arch, obj).finite_n(arch.n)``
     (:class:`freeprob.laws.finite_n.FiniteNLaw`; its ``limit`` is the exact-size tree).
 
+    ``obj = "out_full"``: the law of the ``n − 1`` eigenvalues below the common-row spike, a
+    law at size ``n − 1``.
+
     Raises as :func:`finite_n_tree`.  Source: module docstring."""
-    return finite_n_tree(arch, obj).finite_n(arch.n)
+    return finite_n_tree(arch, obj).finite_n(arch.n - 1 if obj in BULK_OBJECTS else arch.n)
