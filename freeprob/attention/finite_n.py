@@ -37,7 +37,10 @@ scheme with Gaussian weights; numerics (density, cdf) for untied schemes.  Not c
 push-forward inside a compound step has no numeric ``G₁`` rule), the combination with the
 finite-width law (its chaos pieces are Wishart matrices of non-integer size: no finite-n
 Gaussian model).  Not modelled: softmax itself (the GE model only) and the common-row spike
-of the uncentred output (a rank-one outlier far from the bulk).
+of the uncentred output (a rank-one outlier far from the bulk, whose location fluctuates by
+≈ 18% from draw to draw); the ``n − 1`` eigenvalues below it have their own law,
+``finite_n_law(arch, "out_full")`` (:func:`_out_full_bulk`: one row, one output column and one
+stacked value direction fewer; docs/theory.md §13.8).
 
 Source: docs/theory.md §2 (the GE model), §13 (the 1/n term); [BS04]_ (the real sample
 covariance mean), [HK26]_.
