@@ -186,9 +186,13 @@ def _out_full_bulk(arch, stacked):
     independent of ``H``; ``ūᵀW_O ∝ b̂ᵀ``), i.e. ``n − 1`` rows, ``d_O − 1`` columns and the
     stacked population compressed to the hyperplane ``ū^⊥`` (size ``h d_V − 1``,
     :class:`~freeprob.laws.finite_n_compression.HyperplaneCompression`).  A law at size
-    ``n − 1``.  Source: docs/theory.md §13.8."""
+    ``n − 1``.  Raises ``FreeprobValueError`` for ``h d_V < 2`` or ``d_O < 2``.
+    Source: docs/theory.md §13.8."""
     from freeprob.laws.finite_n_compression import HyperplaneCompression
     n, N, do = arch.n, int(arch.heads) * arch.d_v, arch.d_o
+    if N < 2 or do < 2:
+        raise FreeprobValueError(f"finite_n_tree: the out_full bulk needs h·d_V >= 2 and d_O >= 2 (the common "
+                                 f"row takes one of each); got h·d_V = {N}, d_O = {do}")
     # W̃ᵀ (P B⊕ P) W̃ ((d_O − 1) square), W̃ entries of variance 1/(h d_V): CFP at size d_O − 1
     mu_vo = dilate(CompoundFreePoisson(sp.Rational(N - 1, do - 1), HyperplaneCompression(stacked)),
                    sp.Rational(do - 1, N))
