@@ -68,3 +68,11 @@ def test_out_full_bulk_law_meets_the_sampled_bulk():
     d_bulk, d_out = np.abs(mean - bulk[1:]) / se, np.abs(mean - out[1:]) / se
     assert d_out.min() > 10 and d_bulk.sum() < 0.35 * d_out.sum(), (d_bulk, d_out)
     assert sp.Integer(finite_n_law(arch, "out_full").n) == n - 1
+
+
+def test_out_full_bulk_refuses_a_layer_without_a_direction_to_spare():
+    from freeprob.attention.architecture import Architecture
+    from freeprob.attention.finite_n import finite_n_law
+    from freeprob.errors import FreeprobValueError
+    with pytest.raises(FreeprobValueError, match="h·d_V >= 2"):
+        finite_n_law(Architecture.from_dimensions(n=8, heads=1, d_k=1, d_v=1, d_o=4, beta=1), "out_full")
