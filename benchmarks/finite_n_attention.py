@@ -12,6 +12,9 @@ finite-width effects of docs/theory.md §7).
 Settings (the issue's): β = 1; single head with d_K = 32; output with h = 4,
 d_K = d_V = 32, d_O = h·d_V = 128; n = 256 and 512.
 
+Pools of 20 draws still carry ≈ 0.5% of sampling noise; benchmarks/finite_n_pooled.py measures
+the bias with 1000-draw pools (theory §13.10).
+
 A measurement (no assertion: it prints the table of theory §13.7), run by hand:
 nice python benchmarks/finite_n_attention.py [single|out] [n ...]   (about 10 min per n on a quiet core)
 """

@@ -134,3 +134,16 @@ def test_mixture_of_repeated_blocks_is_the_block_law():
     z0 = mpmath.mpc(1, 1)
     want = (mu.cauchy(z0) + nu.cauchy(z0)) / 2
     assert abs(mix.cauchy(z0) - want) < 1e-12
+def test_equal_mixture_components_share_one_equation():
+    """h blocks of one law (the finite-n attention trees stack h equal heads) are merged into one
+    component before the resultants (the resultant of h copies of a nested law's equation costs
+    minutes; its irreducible factor is the same): the same equation, and distinct components
+    still combine."""
+    mu, nu = fp.FreePoisson(half, 3), fp.Semicircle(2, 1)
+    four = fp.mixture([mu] * 4)
+    assert sp.Poly(four.cauchy_equation(), G, z).degree_list() == sp.Poly(mu.cauchy_equation(), G, z).degree_list()
+    q = sp.Rational(1, 4)
+    a = fp.mixture([mu, nu, mu], [q, half, q]).cauchy_equation()
+    b = fp.mixture([mu, nu], [half, half]).cauchy_equation()
+    assert sp.simplify(sp.cancel(a / b)).is_number
+    assert fp.mixture([mu] * 4).moments(4) == mu.moments(4)

@@ -114,3 +114,60 @@ def test_verify_plans_one_finite_n_law_per_cell_object():
     assert all(c.key.startswith("theory-fn-") for c in fn)
     with pytest.raises(FreeprobValueError, match="finite_n"):
         VerifySettings(finite_n="yes")
+
+
+# -- the zero block out of the populations (exact), and the out law's table ---------------------
+def _mixture_tree(arch, obj):
+    """The tree with the zero block of T_i kept as a block of the population (the form before
+    the zero block was taken out by a rate (n − 1)/n)."""
+    import sympy as sp
+    from freeprob.laws.families import CompoundFreePoisson
+    from freeprob.laws.operations import dilate, mixture
+    n, h = arch.n, arch.heads
+    T = centred_row_covariance(n, arch.d_k, arch.theta1, arch.theta2)
+    if obj == "single":
+        return CompoundFreePoisson(1, T)
+    cv = sp.Rational(arch.d_v, n)
+    B = dilate(CompoundFreePoisson(1 / cv, T), cv)
+    t = sp.Rational(h * arch.d_v, arch.d_o)
+    return CompoundFreePoisson(sp.Rational(arch.d_o, n),
+                               dilate(CompoundFreePoisson(t, mixture([B] * h)), 1 / t))
+
+
+@pytest.mark.parametrize("obj", ["single", "out"])
+def test_the_zero_block_leaves_the_population_exactly(obj):
+    """π((1/N)δ_0 + ((N−1)/N)ν, t) = π(ν, t(N−1)/N), as a law and as a matrix (one column of
+    G fewer): the exact moments and their exact 1/n coefficients of the tree used now equal
+    those of the tree with the zero block kept, to m5."""
+    import sympy as sp
+    from freeprob.attention.finite_n import finite_n_tree
+    arch = Architecture.from_dimensions(n=N, heads=H, d_k=DK, d_v=DK, d_o=16, beta=1)
+    new, old = finite_n_tree(arch, obj), _mixture_tree(arch, obj)
+    for a, b in zip(new.finite_n(N).moments(5), old.finite_n(N).moments(5)):
+        assert sp.simplify(a - b) == 0
+    for a, b in zip(new.finite_n(N).moment_corrections(5), old.finite_n(N).moment_corrections(5)):
+        assert sp.simplify(a - b) == 0
+
+
+def test_the_out_law_tabulates_next_to_its_atom():
+    """The finite-n output law with an atom at 0 (h d_V < n) and its density reaching 0: the
+    boundary value next to the atom (G ≈ w/x, float64 roots useless) is the atom's branch
+    (x·G(x + i0) → 1/2), the correction density there is the continuation of the one further
+    out, and the table has the law's mass, atoms and moments."""
+    import mpmath
+    from freeprob.experiments.compare import TabulatedLaw
+    from freeprob.laws.finite_n_eval import boundary_G
+    arch = Architecture.from_dimensions(n=N, heads=H, d_k=DK, d_v=DK, d_o=16, beta=1)
+    fl = attention.output_law(arch, finite_n=True)
+    for x in (1e-9, 1e-12, 1e-15):
+        g = boundary_G(fl.limit, x)
+        assert abs(x * g - 0.5) < 1e-3, (x, g)
+        assert float(mpmath.im(g)) == pytest.approx(-float(mpmath.pi * fl.limit.density(x)), rel=1e-10)
+    # at the hard edge both densities go like x^{-1/2}: √x ρ₁(x) has a limit (0.1722335…), which the
+    # G₁ of a clustered root reaches only with the digits it cancels
+    edge = [float(fl.correction_density(x)) * x ** 0.5 for x in (1e-9, 1e-12, 1e-15)]
+    assert edge == pytest.approx([edge[-1]] * 3, rel=1e-6) and edge[-1] == pytest.approx(0.1722335, rel=1e-6)
+    table = TabulatedLaw.from_law(fl, points=50)
+    assert abs(table.mass_defect) < 1e-3
+    assert table.atoms[0, 0] == 0 and table.atoms[0, 1] == pytest.approx(0.5 + 1 / (4 * N), abs=1e-9)
+    assert table.moments[2] == pytest.approx(float(fl.moments(2, dps=15)[2]), rel=1e-12)

@@ -400,14 +400,17 @@ def _(law: Dilate):
 
 @raw_cauchy_equation.register
 def _(law: Mixture):
-    # one entry per distinct operand object with its total weight: h blocks of one law
-    # (mixture([μ] * h), the block-diagonal models of issue 29) are μ itself, not h − 1 resultants
-    grouped = {}
+    pairs = []
     for wt, law_i in zip(law.weights, law.laws):
-        if sp.simplify(wt) != 0:
-            prev = grouped.get(id(law_i))
-            grouped[id(law_i)] = (wt if prev is None else prev[0] + wt, law_i)
-    pairs = list(grouped.values())
+        if sp.simplify(wt) == 0:
+            continue
+        # equal components (e.g. h independent blocks of one law) share one equation: their
+        # weights are added, so the equation keeps the degree of one component's
+        same = next((j for j, (_, other) in enumerate(pairs) if other is law_i or other == law_i), None)
+        if same is None:
+            pairs.append((wt, law_i))
+        else:
+            pairs[same] = (pairs[same][0] + wt, law_i)
     wt0, law0 = pairs[0]
     # H = w_0 G_0: P_0(H / w_0, z)
     P = _subs(_gens(_operand_equation(law0), G, z), [(G, wt0), (z, 1)], (G, z))

@@ -115,6 +115,33 @@ def _m_times(law, z, G):
 
 
 # -- limit values -------------------------------------------------------------------
+def _coefficients_at(law, x):
+    """The coefficients of ``P(·, x)`` (highest power of ``G`` first) at the working precision."""
+    coeffs = {}
+    for i, j, c in _terms(law):
+        coeffs[i] = coeffs.get(i, 0) + c * x ** j
+    return [coeffs.get(i, 0) for i in range(max(coeffs), -1, -1)]
+
+
+def _boundary_near_atom(law, x, d, scale):
+    r"""``G(x + i0)`` where the roots of ``P(·, x)`` are huge (``x`` next to an atom ``a``:
+    ``G ≈ w/(x − a)``).  There the roots come in clusters around ``w/(x − a)`` (``m`` roots
+    within ``O(|x − a|^{1/2})`` of it at a hard edge), so a coefficient error ``δ`` moves them by
+    ``δ^{1/m}``: float64 roots, or roots from coefficients at 20 digits, cannot tell the
+    boundary value (imaginary part ``−πρ(x)``, small against ``w/(x − a)``) from its
+    neighbours.  The roots are found from coefficients at ``4·log10(scale) + 20`` extra
+    digits (``scale`` = the largest root), and the one whose imaginary part is nearest
+    ``−πρ(x)`` is taken (not polished at the lower precision, which would move it back into
+    the cluster's error)."""
+    extra = 4 * int(np.log10(scale)) + 20
+    target = -mpmath.pi * d
+    with mpmath.workdps(mpmath.mp.dps + extra):
+        cs = _coefficients_at(law, mpmath.mpf(x))
+        roots = mpmath.polyroots(cs, maxsteps=4000, extraprec=4 * extra)
+        g = min(roots, key=lambda r: abs(mpmath.im(r) - target))
+    return mpmath.mpc(mpmath.re(g), target)
+
+
 def boundary_G(law, x, density=None):
     r"""``G(x + i0)`` at a real ``x`` (mpc): the root of ``P(·, x)`` with imaginary part
     ``−π ρ(x)`` (``ρ`` the certified density, passed as ``density`` if known); outside the
@@ -123,13 +150,12 @@ def boundary_G(law, x, density=None):
     d = law.density(x) if density is None else mpmath.mpf(density)
     if d == 0:
         return mpmath.mpc(law.cauchy(x))
-    coeffs = {}
-    for i, j, c in _terms(law):
-        coeffs[i] = coeffs.get(i, 0) + c * x ** j
-    deg = max(coeffs)
-    roots = np.roots([complex(coeffs.get(i, 0)) for i in range(deg, -1, -1)])
+    cs = _coefficients_at(law, x)
+    roots = np.roots([complex(c) for c in cs])
     target = -float(mpmath.pi * d)
     scale = max(1.0, float(np.max(np.abs(roots))))
+    if scale > 1e6:
+        return _boundary_near_atom(law, x, d, scale)
     cand = sorted(roots, key=lambda r: abs(r.imag - target))
     if len(cand) > 1 and abs(cand[1].imag - target) < 1e-6 * scale and abs(cand[1] - cand[0]) > 1e-6 * scale:
         # two roots with the same imaginary part: decide by the value just above the axis

@@ -108,6 +108,15 @@ def correction_density(fl, x, dps):
                     vals.append(mpmath.mpf(0))
                     continue
                 G = boundary_G(fl.limit, p, d)
+                big = abs(G) * (1 + abs(p))
+                if big > 1e6:
+                    # next to an atom (G ≈ w/(x − a)): G₁ cancels ~2·log10|G| digits (its
+                    # derivatives of P at a clustered root); evaluate it with those digits more
+                    with mpmath.workdps(mpmath.mp.dps + 2 * int(mpmath.log10(big)) + 10):
+                        G = boundary_G(fl.limit, p, d)
+                        v = -mpmath.im(g1_value(fl.limit, mpmath.mpc(p), G)) / mpmath.pi
+                    vals.append(v)
+                    continue
                 vals.append(-mpmath.im(g1_value(fl.limit, mpmath.mpc(p), G)) / mpmath.pi)
     with mpmath.workdps(dps):
         vals = [+v for v in vals]
