@@ -529,3 +529,17 @@ def test_sampler_key_norm_mean_is_the_softmax_row_mean():
         assert abs(c - 1) < 0.07 and float(rest @ rest) < 2 * (np.e - 1), (seed, c, float(rest @ rest))
         cs.append(c)
     assert abs(np.mean(cs) - 1) < 0.03, cs
+
+
+# -- the total variance (issue 29: the finite-d_K bulk scale) ---------------------------
+def test_variance_options_and_default_switch(monkeypatch):
+    arch = _arch(heads=1, beta=1)
+    assert attention_law(arch, finite_width=True).moments(1)[1] == empirical_theta1(1, 16, 256)
+    monkeypatch.setattr(fw, "DEFAULT_VARIANCE", "limit")          # the laws before issue 29
+    assert sp.simplify(attention_law(arch, finite_width=True).moments(1)[1] - (sp.E - 1)) == 0
+    with pytest.raises(FreeprobValueError, match="variance must be one of"):
+        fw.chaos_weights(1, 16, variance="bogus", n=256)
+    with pytest.raises(FreeprobValueError, match="needs the number of tokens"):
+        fw.chaos_weights(1, 16, variance="empirical")
+    with pytest.raises(FreeprobValueError, match="exact_variance=True is variance='expected'"):
+        fw.chaos_weights(1, 16, exact_variance=True, variance="limit")

@@ -93,7 +93,7 @@ from freeprob.laws.operations import dilate, free_add, free_mul, shift
 __all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
            "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
            "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor",
-           "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES"]
+           "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES", "DEFAULT_VARIANCE"]
 
 #: chaos levels kept as Wishart pieces by default (the rest is lumped into the shift)
 DEFAULT_LEVELS = 2
@@ -218,14 +218,18 @@ def finite_width_theta1(beta, d_k):
 #: the total variance (mean of ρ^fw) options of :func:`chaos_weights`
 VARIANCES = ("empirical", "limit", "expected")
 
+#: the total of the finite-width laws when ``n`` is known (``*_law(arch, finite_width=True)``);
+#: ``"limit"`` restores the laws before issue 29 (theory.md §7, the finite-d_K bulk scale)
+DEFAULT_VARIANCE = "empirical"
+
 
 def _variance(variance, exact_variance, n, owner):
     """The total-variance option: ``variance`` if given, else ``"expected"`` for
-    ``exact_variance=True``, ``"empirical"`` when ``n`` is known, ``"limit"`` otherwise."""
+    ``exact_variance=True``, :data:`DEFAULT_VARIANCE` when ``n`` is known, ``"limit"`` otherwise."""
     if not isinstance(exact_variance, bool):
         raise FreeprobValueError(f"{owner}: exact_variance must be a bool; got {exact_variance!r}")
     if variance is None:
-        return "expected" if exact_variance else ("empirical" if n is not None else "limit")
+        return "expected" if exact_variance else (DEFAULT_VARIANCE if n is not None else "limit")
     if variance not in VARIANCES:
         raise FreeprobValueError(f"{owner}: variance must be one of {', '.join(VARIANCES)}; got {variance!r}")
     if exact_variance and variance != "expected":
@@ -242,7 +246,7 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
     ``g ~ N(0, 1)``, as in the GE; the remainder is the total variance (the mean of
     ``ρ^{fw}``) minus ``Σ_{k≤L} w_k``.  The total (``variance``):
 
-    * ``"empirical"`` (the default when ``n`` is given): ``θ1^{emp}`` =
+    * ``"empirical"`` (the default when ``n`` is given, :data:`DEFAULT_VARIANCE`): ``θ1^{emp}`` =
       :func:`freeprob.attention.normaliser.empirical_theta1` ``(β, d_K, n)``, the exact
       expected trace of the row covariance of ``n A⊥`` at ``n`` keys and width ``d_K``
       under the empirical softmax normaliser, without the key-norm mean (the outlier of
