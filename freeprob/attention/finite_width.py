@@ -252,8 +252,9 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
       under the empirical softmax normaliser, without the key-norm mean (the outlier of
       theory.md §7 F2); e.g. 1.921 at ``n = 512``, ``d_K = 8``, ``β = 1`` (sampled
       1.956 ± 0.100; ``θ1 = 1.718``), 1.506 at ``n = 64``, ``d_K = 16``.  The normaliser
-      divides a whole row, so every piece is scaled by one factor ``c = θ1^{emp}/θ1``:
-      ``w_k = c β^{2k}/k!``, remainder ``c(θ1 − Σ_{k≤L} β^{2k}/k!)`` (measured against
+      divides a whole row, so every piece is scaled by one factor ``c = θ1^{emp}/θ1``
+      (:func:`freeprob.attention.normaliser.empirical_scale`, a 4-digit rational; the mean
+      is ``c θ1``): ``w_k = c β^{2k}/k!``, remainder ``c(θ1 − Σ_{k≤L} β^{2k}/k!)`` (measured against
       putting the difference into the white-noise remainder alone, theory.md §7 "the
       finite-d_K bulk scale": relW1 3.4 % against 5.2 % in the head-count setting
       ``n = 512``, ``h = 32``, ``d_K = 8``; the limit total: 10.8 %);
@@ -266,8 +267,8 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
 
     Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²`` (``c θ2`` for
     ``"empirical"``).  For a symbolic
-    ``n``, ``d_K`` or ``β`` the empirical total is the unevaluated
-    :class:`~freeprob.attention.normaliser.EmpiricalTheta1`.  Raises
+    ``n``, ``d_K`` or ``β`` the scale is the unevaluated
+    :class:`~freeprob.attention.normaliser.EmpiricalScale`.  Raises
     ``FreeprobValueError`` for bad ``beta``, ``d_k``, ``n`` or ``levels`` (1..4), an unknown
     ``variance``, ``"empirical"`` without ``n``, ``exact_variance=True`` with another
     ``variance``, or a negative remainder.  Source: theory.md §2 item 2, §7 F1/F3 and
@@ -287,9 +288,9 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
         total = theta1
     rest = total - sp.Add(*w)
-    if variance == "empirical" and not sp.sympify(theta1).is_zero:
-        from freeprob.attention.normaliser import empirical_theta1
-        c = empirical_theta1(beta, d_k, _width(n, own, "n")) / theta1
+    if variance == "empirical":
+        from freeprob.attention.normaliser import empirical_scale
+        c = empirical_scale(beta, d_k, _width(n, own, "n"))
         w, rest = tuple(c * wk for wk in w), c * rest
     if rest.is_number and rest < 0:
         raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
