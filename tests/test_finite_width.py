@@ -13,7 +13,7 @@ from freeprob.attention import (Architecture, attention_law, concatenated_attent
                                 stacked_output_law)
 from freeprob.attention import finite_width as fw
 from freeprob.attention import spikes
-from freeprob.attention.normaliser import EmpiricalTheta1, empirical_theta1
+from freeprob.attention.normaliser import EmpiricalScale, empirical_scale
 from freeprob.errors import FreeprobValueError
 
 LAWS = (attention_law, concatenated_attention_law, head_sum_law, head_output_law,
@@ -81,10 +81,10 @@ def test_row_covariance_cumulants_by_hand():
     w, rest = fw.chaos_weights(1, 16, 3, n=256)
     lam = [sp.Rational(256) / fw.chaos_dimension(16, k) + fw.norm_factor_variance(16, k) for k in (1, 2, 3)]
     kappa = rho.free_cumulants(4)
-    # the mean: the empirical bulk variance at n = 256, d_K = 16 (issue 29), not θ1 = e − 1; every
-    # piece scaled by c = θ1^emp/θ1
-    c = empirical_theta1(1, 16, 256) / (sp.E - 1)
-    assert sp.simplify(kappa[1] - empirical_theta1(1, 16, 256)) == 0 and sp.simplify(rest + sum(w) - kappa[1]) == 0
+    # the mean: the empirical bulk scale at n = 256, d_K = 16 (issue 29), c θ1 with
+    # c = θ1^emp/θ1 rounded, not θ1 = e − 1; every piece scaled by c
+    c = empirical_scale(1, 16, 256)
+    assert sp.simplify(kappa[1] - c * (sp.E - 1)) == 0 and sp.simplify(rest + sum(w) - kappa[1]) == 0
     assert all(sp.simplify(wk - c * v) == 0 for wk, v in zip(w, fw.chaos_weights(1, 16, 3, variance="limit")[0]))
     for j in (2, 3, 4):
         assert sp.simplify(kappa[j] - sum(wk**j * lk**(j - 1) for wk, lk in zip(w, lam))) == 0
@@ -133,7 +133,7 @@ def test_output_moments_by_the_cumulant_chain():
 
 def test_concat_and_output_means():
     arch = _arch(beta=1)
-    t1 = empirical_theta1(1, 16, 256)         # the bulk scale at n = 256, d_K = 16 (issue 29)
+    t1 = empirical_scale(1, 16, 256) * (sp.E - 1)      # the bulk scale at n = 256, d_K = 16 (issue 29)
     assert sp.simplify(concatenated_attention_law(arch, finite_width=True).moments(1)[1] - t1) == 0
     assert sp.simplify(output_law(arch, finite_width=True).moments(1)[1] - t1 * arch.gamma_o) == 0
     # normalised variance of out: the limit value plus the finite-width pieces, all positive
@@ -150,15 +150,16 @@ def test_head_sum_sharing():
     v_ind = head_sum_law(ind, finite_width=True).moments(2)[2]
     v_shk = head_sum_law(shk, finite_width=True).moments(2)[2]
     assert float(v_shk) > 2 * float(v_ind)
-    assert head_sum_law(ind, finite_width=True).moments(1)[1] == empirical_theta1(1, 16, 256)
+    assert sp.simplify(head_sum_law(ind, finite_width=True).moments(1)[1]
+                       - empirical_scale(1, 16, 256) * (sp.E - 1)) == 0
 
 
 def test_symbolic_beta_moments():
     b = sp.Symbol("beta", positive=True)
     arch = Architecture.from_dimensions(n=64, heads=1, d_k=16, d_v=16, d_o=16, beta=b)
     m = attention_law(arch, finite_width=True).moments(1)
-    assert m[1] == EmpiricalTheta1(16, 64, b)                     # unevaluated in β (issue 29)
-    assert m[1].subs(b, 1) == empirical_theta1(1, 16, 64)
+    assert sp.simplify(m[1] - EmpiricalScale(16, 64, b) * (sp.exp(b**2) - 1)) == 0   # unevaluated in β
+    assert sp.simplify(m[1].subs(b, 1) - empirical_scale(1, 16, 64) * (sp.E - 1)) == 0
     limit = fw.finite_width_row_covariance_law(arch, variance="limit").moments(1)
     assert sp.simplify(limit[1] - (sp.exp(b**2) - 1)) == 0
 
@@ -241,7 +242,7 @@ def test_predicted_top_eigenvalue_reuses_a_given_bulk_law():
 
 def test_feature_law_of_the_finite_width_law():
     """The readout comparisons' finite-width prediction (freeprob.experiments.comparisons._common):
-    the finite-width law in the features' units (divided by the limit m1): mean θ1^emp/θ1,
+    the finite-width law in the features' units (divided by the limit m1): mean c = θ1^emp/θ1,
     more spread than the limit law (exact moments; the ridge errors are measured in the
     comparisons at their default sizes)."""
     from freeprob.experiments.comparisons._common import feature_law
@@ -250,9 +251,8 @@ def test_feature_law_of_the_finite_width_law():
     law, m1 = feature_law(dims, 1, True)
     limit, limit_m1 = feature_law(dims, 1)
     assert m1 == limit_m1
-    # mean θ1^emp/θ1: the empirical bulk scale over the limit one (issue 29; below 1 at n = 128)
-    assert float(law.moments(1, dps=15)[1]) == pytest.approx(float(empirical_theta1(1, 16, 128)) / (np.e - 1),
-                                                             abs=1e-12)
+    # mean c = θ1^emp/θ1 (rounded): the empirical bulk scale over the limit one (issue 29; < 1 at n = 128)
+    assert float(law.moments(1, dps=15)[1]) == pytest.approx(float(empirical_scale(1, 16, 128)), abs=1e-12)
     m = law.moments(2, dps=15)
     assert float(m[2] / m[1] ** 2) > float(limit.moments(2, dps=15)[2])     # more spread at the same mean
     with pytest.raises(FreeprobValueError, match="finite_width must be a bool"):
@@ -529,3 +529,18 @@ def test_sampler_key_norm_mean_is_the_softmax_row_mean():
         assert abs(c - 1) < 0.07 and float(rest @ rest) < 2 * (np.e - 1), (seed, c, float(rest @ rest))
         cs.append(c)
     assert abs(np.mean(cs) - 1) < 0.03, cs
+
+
+# -- the total variance (issue 29: the finite-d_K bulk scale) ---------------------------
+def test_variance_options_and_default_switch(monkeypatch):
+    arch = _arch(heads=1, beta=1)
+    assert sp.simplify(attention_law(arch, finite_width=True).moments(1)[1]
+                       - empirical_scale(1, 16, 256) * (sp.E - 1)) == 0
+    monkeypatch.setattr(fw, "DEFAULT_VARIANCE", "limit")          # the laws before issue 29
+    assert sp.simplify(attention_law(arch, finite_width=True).moments(1)[1] - (sp.E - 1)) == 0
+    with pytest.raises(FreeprobValueError, match="variance must be one of"):
+        fw.chaos_weights(1, 16, variance="bogus", n=256)
+    with pytest.raises(FreeprobValueError, match="needs the number of tokens"):
+        fw.chaos_weights(1, 16, variance="empirical")
+    with pytest.raises(FreeprobValueError, match="exact_variance=True is variance='expected'"):
+        fw.chaos_weights(1, 16, exact_variance=True, variance="limit")

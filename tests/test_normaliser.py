@@ -68,6 +68,10 @@ def test_values_limits_and_symbols():
     d, n = sp.Symbol("d_K", positive=True), sp.Symbol("n", positive=True)
     sym = nz.empirical_theta1(1, d, n)
     assert isinstance(sym, nz.EmpiricalTheta1) and sym.subs({d: 8, n: 512}) == sp.Rational(1921, 1000)
+    # the laws' scale c = θ1^emp/θ1, 4 digits: 1.921/1.71828 = 1.1180
+    assert nz.empirical_scale(1, 8, 512) == sp.Rational(559, 500) and nz.empirical_scale(0, 8, 512) == 1
+    sym = nz.empirical_scale(1, d, 512)
+    assert isinstance(sym, nz.EmpiricalScale) and sym.subs(d, 8) == sp.Rational(559, 500)
 
 
 def test_bad_input():

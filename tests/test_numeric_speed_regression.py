@@ -127,9 +127,7 @@ def test_tabulated_finite_width_density_equals_the_certified_one(monkeypatch):
     # support pieces and edge clusters included, agree with the certified 15-digit path
     from freeprob.attention import Architecture, attention_law
     from freeprob.experiments.compare import DENSITY_RTOL, TabulatedLaw
-    # n = 64: at n = 32 the empirical bulk scale (issue 29) is below the kept chaos variances,
-    # the white-noise shift is 0 and the law has fewer special points
-    law = attention_law(Architecture.from_dimensions(beta=1, n=64, heads=2, d_k=8, d_v=8, d_o=16),
+    law = attention_law(Architecture.from_dimensions(beta=1, n=32, heads=2, d_k=8, d_v=8, d_o=16),
                         finite_width=True)
     law.support()
     A = law._evaluator("test")

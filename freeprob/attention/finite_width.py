@@ -93,7 +93,7 @@ from freeprob.laws.operations import dilate, free_add, free_mul, shift
 __all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
            "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
            "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor",
-           "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES"]
+           "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES", "DEFAULT_VARIANCE"]
 
 #: chaos levels kept as Wishart pieces by default (the rest is lumped into the shift)
 DEFAULT_LEVELS = 2
@@ -218,14 +218,18 @@ def finite_width_theta1(beta, d_k):
 #: the total variance (mean of ρ^fw) options of :func:`chaos_weights`
 VARIANCES = ("empirical", "limit", "expected")
 
+#: the total of the finite-width laws when ``n`` is known (``*_law(arch, finite_width=True)``);
+#: ``"limit"`` restores the laws before issue 29 (theory.md §7, the finite-d_K bulk scale)
+DEFAULT_VARIANCE = "empirical"
+
 
 def _variance(variance, exact_variance, n, owner):
     """The total-variance option: ``variance`` if given, else ``"expected"`` for
-    ``exact_variance=True``, ``"empirical"`` when ``n`` is known, ``"limit"`` otherwise."""
+    ``exact_variance=True``, :data:`DEFAULT_VARIANCE` when ``n`` is known, ``"limit"`` otherwise."""
     if not isinstance(exact_variance, bool):
         raise FreeprobValueError(f"{owner}: exact_variance must be a bool; got {exact_variance!r}")
     if variance is None:
-        return "expected" if exact_variance else ("empirical" if n is not None else "limit")
+        return "expected" if exact_variance else (DEFAULT_VARIANCE if n is not None else "limit")
     if variance not in VARIANCES:
         raise FreeprobValueError(f"{owner}: variance must be one of {', '.join(VARIANCES)}; got {variance!r}")
     if exact_variance and variance != "expected":
@@ -242,14 +246,15 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
     ``g ~ N(0, 1)``, as in the GE; the remainder is the total variance (the mean of
     ``ρ^{fw}``) minus ``Σ_{k≤L} w_k``.  The total (``variance``):
 
-    * ``"empirical"`` (the default when ``n`` is given): ``θ1^{emp}`` =
+    * ``"empirical"`` (the default when ``n`` is given, :data:`DEFAULT_VARIANCE`): ``θ1^{emp}`` =
       :func:`freeprob.attention.normaliser.empirical_theta1` ``(β, d_K, n)``, the exact
       expected trace of the row covariance of ``n A⊥`` at ``n`` keys and width ``d_K``
       under the empirical softmax normaliser, without the key-norm mean (the outlier of
       theory.md §7 F2); e.g. 1.921 at ``n = 512``, ``d_K = 8``, ``β = 1`` (sampled
       1.956 ± 0.100; ``θ1 = 1.718``), 1.506 at ``n = 64``, ``d_K = 16``.  The normaliser
-      divides a whole row, so every piece is scaled by one factor ``c = θ1^{emp}/θ1``:
-      ``w_k = c β^{2k}/k!``, remainder ``c(θ1 − Σ_{k≤L} β^{2k}/k!)`` (measured against
+      divides a whole row, so every piece is scaled by one factor ``c = θ1^{emp}/θ1``
+      (:func:`freeprob.attention.normaliser.empirical_scale`, a 4-digit rational; the mean
+      is ``c θ1``): ``w_k = c β^{2k}/k!``, remainder ``c(θ1 − Σ_{k≤L} β^{2k}/k!)`` (measured against
       putting the difference into the white-noise remainder alone, theory.md §7 "the
       finite-d_K bulk scale": relW1 3.4 % against 5.2 % in the head-count setting
       ``n = 512``, ``h = 32``, ``d_K = 8``; the limit total: 10.8 %);
@@ -262,8 +267,8 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
 
     Returns ``(tuple_of_w, remainder)``, exact sympy; ``w_1 = θ2 = β²`` (``c θ2`` for
     ``"empirical"``).  For a symbolic
-    ``n``, ``d_K`` or ``β`` the empirical total is the unevaluated
-    :class:`~freeprob.attention.normaliser.EmpiricalTheta1`.  Raises
+    ``n``, ``d_K`` or ``β`` the scale is the unevaluated
+    :class:`~freeprob.attention.normaliser.EmpiricalScale`.  Raises
     ``FreeprobValueError`` for bad ``beta``, ``d_k``, ``n`` or ``levels`` (1..4), an unknown
     ``variance``, ``"empirical"`` without ``n``, ``exact_variance=True`` with another
     ``variance``, or a negative remainder.  Source: theory.md §2 item 2, §7 F1/F3 and
@@ -283,9 +288,9 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
         total = theta1
     rest = total - sp.Add(*w)
-    if variance == "empirical" and not sp.sympify(theta1).is_zero:
-        from freeprob.attention.normaliser import empirical_theta1
-        c = empirical_theta1(beta, d_k, _width(n, own, "n")) / theta1
+    if variance == "empirical":
+        from freeprob.attention.normaliser import empirical_scale
+        c = empirical_scale(beta, d_k, _width(n, own, "n"))
         w, rest = tuple(c * wk for wk in w), c * rest
     if rest.is_number and rest < 0:
         raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
