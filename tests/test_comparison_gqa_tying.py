@@ -135,6 +135,7 @@ def test_quick_run_record(quick, tmp_path):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n=176), "multiple of 32"),
     (dict(n=96), "≥ 128"),
+    (dict(n=128), "at least 160 without quick"),
     (dict(n=2.5), "`n`"),
     (dict(n=True), "`n`"),
     (dict(quick=True, n=72), "multiple of 16"),

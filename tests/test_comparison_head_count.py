@@ -81,6 +81,9 @@ def test_bad_input(capsys):
         run_comparison("head-count", n=200)
     with pytest.raises(FreeprobValueError, match="seeds"):
         run_comparison("head-count", seeds=1)
+    # without quick the finite-width prediction needs d_K = n/64 > 4: refused before sampling
+    with pytest.raises(FreeprobValueError, match="at least 320 without quick"):
+        run_comparison("head-count", n=256)
     with pytest.raises(FreeprobValueError, match="known: " + ", ".join(COMPARISONS)):
         run_comparison("nope")
     assert main(["readout", "head-count", "--out", " "]) == 2

@@ -199,3 +199,10 @@ def test_quick_run_has_the_finite_n_column(quick, confs):
         assert abs(c["predicted_fn"] / c["predicted"] - 1) < 0.05
         assert c["fn_vs_limit_ge"] in ("closer (significant)", "farther (significant)", "not significant")
     assert any("fn pred." in note for note in quick.notes)
+
+
+def test_small_n_without_quick_is_refused_before_sampling():
+    # the finite-width prediction needs d_h = n/16 > 4: n = 64 only with quick
+    with pytest.raises(FreeprobValueError, match="at least 80 without quick"):
+        wa.plan(n=64)
+    assert wa.plan(quick=True, n=64).n == 64

@@ -230,7 +230,9 @@ def test_complex_field_has_no_1_over_n_term():
      NotAvailable, "no finite-n matrix model"),
     (lambda: fp.free_power(fp.Bernoulli(), sp.Rational(3, 2)).finite_n(10), NotAvailable, "integer"),
     (lambda: fp.Semicircle().finite_n(n).cdf(0.3), FreeprobValueError, "free symbols"),
-    (lambda: fp.Semicircle().finite_n(10).correction_cauchy(1 - 1j), FreeprobValueError, "below the real axis"),
+    (lambda: fp.Semicircle().finite_n(10).correction_cauchy(float("nan")), FreeprobValueError,
+     "finite complex number"),
+    (lambda: fp.Semicircle().finite_n(10).cauchy("abc"), FreeprobValueError, "finite complex number"),
 ])
 def test_bad_input(make, error, match):
     with pytest.raises(error, match=match):
@@ -275,3 +277,11 @@ def test_a_registered_model_with_an_outlier_gets_its_atom_of_mass_one_over_n():
     frac = [np.mean(np.linalg.eigvalsh(_goe(50, rng) + np.diag([2.0] + [0.0] * 49)) <= 2.25) for _ in range(200)]
     assert abs(np.mean(frac) - float(fl.cdf(2.25))) < 4 * np.std(frac) / np.sqrt(200) + 1e-3
     assert 1 - np.mean(frac) > 0.015
+
+
+def test_cauchy_below_the_axis_is_the_conjugate():
+    # ρ₁ and μ are real measures: G(z̄) = conj G(z) for the corrected law and its correction
+    fl = fp.FreePoisson(2).finite_n(50)
+    for z in (mpmath.mpc(1, 1), mpmath.mpc(-0.5, 0.2)):
+        assert abs(fl.cauchy(mpmath.conj(z)) - mpmath.conj(fl.cauchy(z))) < 1e-14
+        assert abs(fl.correction_cauchy(mpmath.conj(z)) - mpmath.conj(fl.correction_cauchy(z))) < 1e-12

@@ -544,3 +544,16 @@ def test_variance_options_and_default_switch(monkeypatch):
         fw.chaos_weights(1, 16, variance="empirical")
     with pytest.raises(FreeprobValueError, match="exact_variance=True is variance='expected'"):
         fw.chaos_weights(1, 16, exact_variance=True, variance="limit")
+
+
+def test_density_at_the_atom_outside_the_support_is_zero():
+    # the finite-width output law of a small layer has an atom at 0 (mass 1/2) below its
+    # support: its absolutely continuous density there is 0 (was a PrecisionError: the limit
+    # of G along a vertical path at an atom is badly scaled)
+    from freeprob.attention import laws as attention_laws
+    arch = Architecture.from_dimensions(n=32, heads=2, d_k=8, d_v=8, d_o=32, beta=1)
+    law = attention_laws.output_law(arch, finite_width=True)
+    assert law.atoms() == ((0, sp.Rational(1, 2)),)
+    (a, b), = law.support()
+    assert a > 0.01 and law.density(0.0) == 0 and law.density(a / 2) == 0
+    assert law.density((a + b) / 2) > 0

@@ -15,7 +15,7 @@ from scipy import integrate
 
 from freeprob.attention import Architecture, spikes
 from freeprob.attention import normaliser as nz
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable
 from freeprob.sampler.model import softmax_attention
 
 
@@ -102,3 +102,34 @@ def test_sampled_rows_at_small_n():
         se = np.std(vals, ddof=1) / math.sqrt(len(vals))
         assert abs(np.mean(vals) - exact) < 3 * se
         assert (math.e - 1 - np.mean(vals)) > 5 * se
+
+
+def test_wide_heads_large_scores_and_tiny_beta():
+    # d_K > 300: Gauss–Hermite in the standardised r with the exact density ratio (the
+    # Laguerre weights overflow): it integrates E r = 1, E r² = 1 + 2/d_K exactly, and V
+    # continues the d_K ≤ 300 values (V decreases towards θ1 = e − 1 as d_K grows)
+    for dk in (301, 344, 1000):
+        r, w = nz._r_nodes(dk)
+        assert abs(w @ r - 1) < 1e-12 and abs(w @ r**2 - (1 + 2 / dk)) < 1e-12
+    v300, v344, v1000 = (nz.empirical_row_variance(1, dk, 512) for dk in (300, 344, 1000))
+    assert v300 > v344 > v1000 > 1.5
+    # large scores (σ = 25): the quadrature (in logarithms, no overflow) against Monte Carlo
+    rng = np.random.default_rng(7)
+    s = 25.0 * rng.standard_normal((2000, 512))
+    x = np.exp(s - s.max(axis=1, keepdims=True))
+    mc = 512 * (x * x).sum(1) / x.sum(1) ** 2
+    assert abs(nz._f(25.0, 512) - mc.mean()) < 3 * mc.std() / math.sqrt(len(mc))
+    assert 0 < nz.empirical_row_variance(3, 1, 512) < 511
+    with pytest.raises(NotAvailable, match="beyond the quadrature's checked range"):
+        nz.empirical_row_variance(10, 1, 512)
+    # d_K close to β²: the key-norm term's leading-order formula exceeds V: refused, not 0
+    with pytest.raises(NotAvailable, match="not below the row variance"):
+        nz.empirical_theta1(3, 10, 512)
+    # tiny β: V = β²(1 − 1/n) (the quadrature's absolute error would dominate)
+    assert nz.empirical_scale(sp.Rational(1, 10**8), 8, 512) == sp.Rational(499, 500)
+    for bad in (True, "abc"):
+        with pytest.raises(FreeprobValueError, match="must be a number or a positive sympy symbol"):
+            nz.normaliser_expansion(1, bad, 512)
+    b, d, n = sp.symbols("b d n", positive=True)
+    with pytest.raises(FreeprobValueError, match="d_k must be a positive integer"):
+        nz.empirical_theta1(b, d, n).subs({b: 1, d: sp.Rational(5, 2), n: 512})

@@ -65,11 +65,12 @@ BULK_OBJECTS = ("out_full",)
 
 def check_finite_n(arch, finite_n, finite_width, owner):
     """Validate the ``finite_n`` flag of an attention law: a bool; with ``True`` a layer with
-    integer sizes (:meth:`Architecture.from_dimensions`).  ``finite_width`` is not checked
-    here: with it the law is the first-order combination of
-    :mod:`freeprob.attention.finite_n_width`.
+    integer sizes (:meth:`Architecture.from_dimensions`); ``finite_width`` a bool (with it
+    the law is the first-order combination of :mod:`freeprob.attention.finite_n_width`).
 
-    Raises ``FreeprobValueError`` (not a bool; no sizes; symbolic sizes)."""
+    Raises ``FreeprobValueError`` (a flag not a bool; no sizes; symbolic sizes; n < 2)."""
+    if not isinstance(finite_width, bool):
+        raise FreeprobValueError(f"{owner}: finite_width must be a bool; got {finite_width!r}")
     if not isinstance(finite_n, bool):
         raise FreeprobValueError(f"{owner}: finite_n must be a bool; got {finite_n!r}")
     if not finite_n:
@@ -85,6 +86,9 @@ def check_finite_n(arch, finite_n, finite_width, owner):
         raise FreeprobValueError(
             f"{owner}: finite_n=True needs integer sizes; got symbolic {', '.join(bad)} in {arch!r} "
             "(a symbolic n is available on a law itself: law.finite_n(sympy.Symbol('n', positive=True)))")
+    if arch.n < 2:
+        raise FreeprobValueError(f"{owner}: finite_n=True needs n >= 2 tokens (the centring removes one "
+                                 f"direction); got n = {arch.n}")
     return True
 
 

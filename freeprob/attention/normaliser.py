@@ -80,36 +80,79 @@ def _beta(beta, owner):
 
 
 def _f(sig, n):
-    """``f(σ, n) = E[n Σ X_b²/(Σ X_b)²]``, ``X = e^{σg}`` (module docstring), by quadrature."""
+    """``f(σ, n) = E[n Σ X_b²/(Σ X_b)²]``, ``X = e^{σg}`` (module docstring), by quadrature;
+    every product of ``X`` with ``t`` formed in logarithms (no overflow for large ``σ``)."""
     if sig == 0.0 or n == 1:
         return 1.0
     g = np.arange(-_GMAX, _GMAX + _GH / 2, _GH)
     w = np.exp(-g * g / 2)
     w /= w.sum()
     lx = sig * g
-    x = np.exp(lx)
     u = np.arange(-math.log(n) - sig * _GMAX - 12.0, sig * _GMAX + 12.0, _DU)
-    t = np.exp(u)
-    tx = np.outer(t, x)
+    ltx = u[:, None] + lx[None, :]                      # log(t x)
+    tx = np.exp(np.minimum(ltx, 700.0))
     e = np.exp(-tx)
     one_minus_l = (-np.expm1(-tx)) @ w
     small = one_minus_l < 0.5
     with np.errstate(divide="ignore"):
         log_l = np.where(small, np.log1p(-np.where(small, one_minus_l, 0.0)),
                          np.log(np.maximum(e @ w, 1e-300)))
-    ex2 = (np.exp(2 * lx)[None, :] * e) @ w
-    return float(n * n * np.sum(t * t * ex2 * np.exp((n - 1) * log_l)) * _DU)
+    # t² E[X² e^{−tX}] = E[(tX)² e^{−tX}]
+    t2ex2 = np.exp(2 * ltx - tx) @ w
+    return float(n * n * np.sum(t2ex2 * np.exp((n - 1) * log_l)) * _DU)
+
+
+#: largest σ = β√r (at the last quadrature node that counts) the quadrature is used for;
+#: beyond it the trapezoid rule in g no longer resolves e^{σg} (checked to σ = 30 against
+#: Monte Carlo in tests/test_normaliser.py)
+_SIGMA_MAX = 30.0
+#: below this β², V = β²(1 − 1/n) (the first term of the small-σ series; relative error
+#: O(β²), under the 4 digits kept) instead of a quadrature whose absolute error is ~10⁻¹⁰
+_SMALL_B2 = 1e-5
+
+
+def _r_nodes(d_k):
+    """Nodes ``r_i`` and weights ``w_i`` (sum 1) of ``E_r h(r)``, ``r ~ χ²_{d_K}/d_K``:
+    generalised Gauss–Laguerre for ``d_K ≤ 300`` (whose weights overflow beyond), else
+    Gauss–Hermite in the standardised variable with the exact density ratio (logarithms)."""
+    from scipy.special import gammaln, roots_genlaguerre, roots_hermitenorm
+    if d_k <= 300:
+        xs, ws = roots_genlaguerre(_NODES, d_k / 2 - 1)
+        return 2 * xs / d_k, ws / ws.sum()
+    s, ws = roots_hermitenorm(2 * _NODES)
+    sd = math.sqrt(2 / d_k)
+    r = 1 + sd * s
+    keep = r > 0
+    s, ws, r = s[keep], ws[keep], r[keep]
+    k = d_k / 2
+    log_p = (k - 1) * np.log(r) - k * r + k * math.log(k) - gammaln(k)    # density of r
+    ratio = np.exp(log_p + s * s / 2) * sd * math.sqrt(2 * math.pi)
+    w = ws * ratio
+    return r, w / w.sum()
 
 
 @lru_cache(maxsize=256)
 def _row_variance(b, d_k, n):
     if b == 0.0 or n == 1:
         return 0.0
-    from scipy.special import gammaln, roots_genlaguerre
-    xs, ws = roots_genlaguerre(_NODES, d_k / 2 - 1)
-    ws = ws / math.exp(gammaln(d_k / 2))
-    vals = np.array([_f(b * math.sqrt(2 * xi / d_k), n) for xi in xs])
-    return float(ws @ vals) - 1.0
+    if b * b < _SMALL_B2:
+        return b * b * (1 - 1 / n)
+    from freeprob.errors import NotAvailable
+    rs, ws = _r_nodes(d_k)
+    keep = n * ws > 1e-16 * n          # a dropped node changes V by at most n·w (1 ≤ f ≤ n)
+    rs, ws = rs[keep], ws[keep]
+    sig = b * np.sqrt(rs)
+    if sig.max() > _SIGMA_MAX:
+        raise NotAvailable(
+            f"empirical_row_variance: beta = {b:g} with d_K = {d_k} puts the scores' scale beta*sqrt(r) at "
+            f"{sig.max():.3g} > {_SIGMA_MAX:g}, beyond the quadrature's checked range (one key takes almost "
+            "all of each row there); allowed: beta^2 * r <= 900 at the quadrature's nodes (e.g. beta <= 4 for d_K >= 8)")
+    vals = np.array([_f(float(si), n) for si in sig])
+    v = float(ws @ vals) - 1.0
+    if not (math.isfinite(v) and -1e-9 <= v <= n - 1 + 1e-9):
+        raise NotAvailable(f"empirical_row_variance: the quadrature failed at beta = {b:g}, d_K = {d_k}, n = {n} "
+                           f"(got {v!r}, outside [0, n - 1])")
+    return min(max(v, 0.0), n - 1.0)
 
 
 def empirical_row_variance(beta, d_k, n):
@@ -170,7 +213,30 @@ def _empirical_theta1(b, d_k, n, own):
     if b.is_zero:
         return sp.Integer(0)
     m = float(key_norm_variance(b, d_k))
-    return _short(_row_variance(float(b), d_k, n) - m)
+    v = _row_variance(float(b), d_k, n)
+    if not m < v:
+        from freeprob.errors import NotAvailable
+        raise NotAvailable(
+            f"{own}: the key-norm term M = {m:.4g} (its leading-order formula, the normaliser replaced by "
+            f"its mean) is not below the row variance V = {v:.4g} at beta = {b}, d_K = {d_k}, n = {n}: the "
+            "bulk-scale model needs d_K well above beta^2 (M << V); use the finite-width law's "
+            "variance='limit' or 'expected' there")
+    return _short(v - m)
+
+
+def _symbolic_args(beta, d_k, n, own):
+    """``(β, d_K, n)`` as sympy objects: numbers (checked by the caller) or positive symbols
+    (expressions); strings, booleans and symbols without a sign are refused."""
+    out = []
+    for v, name in ((beta, "beta"), (d_k, "d_k"), (n, "n")):
+        if isinstance(v, (bool, str)):
+            raise FreeprobValueError(f"{own}: {name} must be a number or a positive sympy symbol; got {v!r}")
+        e = sp.sympify(v)
+        if not e.is_number and (e.is_positive is not True and not (name == "beta" and e.is_nonnegative)):
+            raise FreeprobValueError(f"{own}: a symbolic {name} must be a positive sympy symbol "
+                                     f"(sympy.Symbol('{name}', positive=True)); got {v!r}")
+        out.append(e)
+    return tuple(out)
 
 
 def empirical_theta1(beta, d_k, n):
@@ -194,14 +260,9 @@ def empirical_theta1(beta, d_k, n):
     theory.md §7 (the finite-d_K bulk scale); the paper's §B.7.1.
     """
     own = "empirical_theta1"
-    b, d, nn = sp.sympify(beta), sp.sympify(d_k), sp.sympify(n)
-    for v, name in ((d, "d_k"), (nn, "n")):
-        if not v.is_number and v.is_positive is not True:
-            raise FreeprobValueError(f"{own}: a symbolic {name} must be a positive sympy symbol; got {v!r}")
+    b, d, nn = _symbolic_args(beta, d_k, n, own)
     if b.is_number:
         b = _beta(b, own)
-    elif b.is_positive is not True and b.is_nonnegative is not True:
-        raise FreeprobValueError(f"{own}: a symbolic beta must be declared positive; got {beta!r}")
     if not (b.is_number and d.is_number and nn.is_number):
         if d.is_number:
             _int(d_k, own, "d_k")
@@ -227,7 +288,7 @@ class EmpiricalTheta1(sp.Function):
     def eval(cls, d_k, n, beta):
         """The rational of :func:`empirical_theta1` once ``d_K``, ``n`` are integers and ``β``
         a number; ``None`` (unevaluated) otherwise."""
-        if d_k.is_Integer and n.is_Integer and beta.is_number:
+        if d_k.is_number and n.is_number and beta.is_number:
             return _empirical_theta1(_beta(beta, "EmpiricalTheta1"), _int(d_k, "EmpiricalTheta1", "d_k"),
                                      _int(n, "EmpiricalTheta1", "n"), "EmpiricalTheta1")
         return None
@@ -283,7 +344,7 @@ class EmpiricalScale(sp.Function):
     def eval(cls, d_k, n, beta):
         """The rational of :func:`empirical_scale` once ``d_K``, ``n`` are integers and ``β``
         a number; ``None`` (unevaluated) otherwise."""
-        if d_k.is_Integer and n.is_Integer and beta.is_number:
+        if d_k.is_number and n.is_number and beta.is_number:
             return _empirical_scale(_beta(beta, "EmpiricalScale"), _int(d_k, "EmpiricalScale", "d_k"),
                                     _int(n, "EmpiricalScale", "n"))
         return None
@@ -309,7 +370,7 @@ def normaliser_expansion(beta, d_k, n):
     (the finite-d_K bulk scale); the paper's §B.7.1 (the normaliser's mean and variance).
     """
     own = "normaliser_expansion"
-    b, d, nn = sp.sympify(beta), sp.sympify(d_k), sp.sympify(n)
+    b, d, nn = _symbolic_args(beta, d_k, n, own)
     if b.is_number:
         b = _beta(b, own)
     if d.is_number:
@@ -319,5 +380,9 @@ def normaliser_expansion(beta, d_k, n):
     if b.is_number and d.is_number and not 6 * b**2 < d:
         raise FreeprobValueError(f"{own}: needs d_K > 6 beta^2 (E e^(3 beta^2 r) diverges otherwise; use "
                                  f"empirical_row_variance); got d_K={d_k}, beta={beta}")
+    floats = any(isinstance(v, sp.Float) for v in (b, d, nn))
+    if floats:                  # exact in the float's binary value, then rounded: no cancellation
+        b = sp.Rational(b) if isinstance(b, sp.Float) else b
     ek = [(1 - 2 * k * b**2 / d) ** (-d / 2) for k in (1, 2, 3)]
-    return ek[0] - 1 + (3 * ek[1] - ek[0] - 2 * ek[2]) / nn
+    out = ek[0] - 1 + (3 * ek[1] - ek[0] - 2 * ek[2]) / nn
+    return sp.Float(sp.N(out, 30), 15) if floats and out.is_number else out

@@ -123,6 +123,12 @@ def _pooled(m, tag, name):
     return (m.get(f"{tag}_{name}_pooled_relW1") or {}).get("mean")
 
 
+def _change(before, after):
+    """``"lowers it by 1.23 points"`` / ``"raises it by 0.40 points"`` (relW1, in %)."""
+    d = 100 * (after - before)
+    return f"{'raises' if d > 0 else 'lowers'} it by {abs(d):.2f} points"
+
+
 def _carries(m):
     """The pooled softmax distances limit → fw → fw+fn (and fn alone), the points of relW1
     each effect removes, and the paired per-seed test fw vs fw+fn."""
@@ -131,8 +137,7 @@ def _carries(m):
         return ""
     text = (f"SM pooled relW1 limit {100 * th:.2f}% → fw {100 * fw:.2f}% → fw+fn {100 * c:.2f}%"
             + (f" (fn alone {100 * fn:.2f}%)" if fn is not None else "")
-            + f": finite width carries {100 * (th - fw):+.2f} points, the 1/n term on top of it "
-            f"{100 * (fw - c):+.2f}")
+            + f": finite width carries {_change(th, fw)}, the 1/n term on top of it {_change(fw, c)}")
     t = m.get("fw_minus_fwfn_relW1")
     if t and t.get("lo") is not None:
         text += (f"; per seed fw − (fw+fn) {100 * t['mean']:+.2f}% [{100 * t['lo']:+.2f}, {100 * t['hi']:+.2f}], "

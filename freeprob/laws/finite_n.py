@@ -66,6 +66,17 @@ def _check_n(n):
         f"(sympy.Symbol('n', positive=True)); got {n!r}")
 
 
+def _finite_z(z, who):
+    """``z`` as a finite mpc, or ``FreeprobValueError``."""
+    try:
+        zz = mpmath.mpc(complex(z) if isinstance(z, sp.Basic) else z)
+    except (TypeError, ValueError):
+        raise FreeprobValueError(f"{who}: `z` must be a finite complex number; got {z!r}") from None
+    if not (mpmath.isfinite(zz.real) and mpmath.isfinite(zz.imag)):
+        raise FreeprobValueError(f"{who}: `z` must be a finite complex number; got {z!r}")
+    return zz
+
+
 class FiniteNLaw:
     r"""The expected spectral law of a law's finite-n matrix model, to order ``1/n``.
 
@@ -166,12 +177,16 @@ class FiniteNLaw:
         return float(self.n)
 
     def correction_cauchy(self, z, *, dps=None):
-        """``G₁(z)`` (mpc) at ``Im z ≥ 0`` (a real ``z`` inside the support means ``z + i0``).
+        """``G₁(z)`` (mpc); a real ``z`` inside the support means ``z + i0``, and
+        ``G₁(z̄) = conj G₁(z)`` below the axis (``ρ₁`` is a real measure).
 
-        Raises ``FreeprobValueError`` (free symbols, ``Im z < 0``), ``NotAvailable`` (no
-        numeric rule, e.g. ⊠ with a zero-mean factor)."""
+        Raises ``FreeprobValueError`` (free symbols, ``z`` not a finite complex number),
+        ``NotAvailable`` (no numeric rule, e.g. ⊠ with a zero-mean factor)."""
         dps = dps_or_default(dps, "correction_cauchy")
         self.check_numeric("FiniteNLaw.correction_cauchy")
+        z = _finite_z(z, "FiniteNLaw.cauchy")
+        if z.imag < 0:
+            return mpmath.conj(self.correction_cauchy(mpmath.conj(z), dps=dps))
         if self.field == "complex":
             return mpmath.mpc(0)
         if isinstance(self.limit, Pushforward):
@@ -184,8 +199,12 @@ class FiniteNLaw:
             return +val
 
     def cauchy(self, z, *, dps=None):
-        """``G(z) + G₁(z)/n`` (mpc), ``Im z > 0``.  Errors as :meth:`correction_cauchy`."""
+        """``G(z) + G₁(z)/n`` (mpc), ``z`` off the real axis (``G(z̄) = conj G(z)``).  Errors as
+        :meth:`correction_cauchy`."""
         dps = dps_or_default(dps, "cauchy")
+        z = _finite_z(z, "FiniteNLaw.cauchy")
+        if z.imag < 0:
+            return mpmath.conj(self.cauchy(mpmath.conj(z), dps=dps))
         g1 = self.correction_cauchy(z, dps=dps + 5)
         with mpmath.workdps(dps + 5):
             val = mpmath.mpc(self.limit.cauchy(z, dps=dps + 5)) + g1 / self._scalar()

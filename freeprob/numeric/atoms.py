@@ -392,6 +392,25 @@ class _Atoms:
             return out
         return self._memo("atom_index", fn).get(j)
 
+    def _outside_support(self, xe, dps):
+        """``True`` when the special point ``xe`` lies strictly outside every support interval
+        (then the absolutely continuous density is 0 there by definition, and the limit of
+        ``G`` along a vertical path, which an atom at ``xe`` makes badly scaled, is not
+        needed); ``False`` when it is on or inside one, or the support is not available."""
+        try:
+            ivs = self.support(dps=dps + 10)
+        except (ArithmeticError, ValueError, NotAvailable):
+            return False
+        with mpmath.workdps(dps + 20):
+            x = mpmath.mpf(sp.N(xe.expr, dps + 20)) if isinstance(xe.expr, sp.Basic) else mpmath.mpf(xe.xf)
+            tol = mpmath.mpf(10) ** -(dps + 5) * (1 + abs(x))
+
+            def val(e):
+                if isinstance(e, sp.Basic):
+                    return mpmath.mpf(sp.N(e, dps + 20)) if e.is_finite else (mpmath.inf if e > 0 else -mpmath.inf)
+                return mpmath.mpf(e)
+            return all(x < val(a) - tol or x > val(b) + tol for a, b in ivs)
+
     def _density_special(self, xe, dps):
         mass = sp.Integer(0)
         for loc, m in self.atoms(dps=dps):
@@ -406,6 +425,8 @@ class _Atoms:
             inner = self._deflated(xe, mass).density(xe, dps=dps + 2)
             with mpmath.workdps(dps):
                 return +(inner * mpmath.mpf(_to_mpf(1 - mass, _bits(dps + 10))))
+        if self._outside_support(xe, dps):
+            return mpmath.mpf(0)
         kind, r = self._limit_at_special(xe, dps)
         if kind == "inf":
             return mpmath.inf

@@ -112,7 +112,8 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
     Raises
     ------
     FreeprobValueError
-        ``n`` or ``seeds`` not an integer, too small, or ``n`` not divisible by the
+        ``n`` or ``seeds`` not an integer, too small (``n`` below 160 without ``quick``: the
+        finite-width prediction needs ``d_K = n/32 > 4``), or ``n`` not divisible by the
         largest head count.
 
     Source: paper §5.3 and appendix D.6 (this module's setup).
@@ -123,6 +124,10 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
         n = QUICK_N if quick else DEFAULT_N
     n = check_size("n", n, minimum=MIN_HEAD_WIDTH * hmax, multiple_of=hmax,
                    why=f"total width n split into h ≤ {hmax} heads")
+    if not quick and n // hmax <= 4:
+        raise FreeprobValueError(
+            f"`n` must be at least {5 * hmax} without quick (the finite-width prediction's row-norm factor "
+            f"needs d_K = n/{hmax} > 4β² = 4); got {n}: use a larger n, or quick")
     if seeds is None:
         seeds = QUICK_SEEDS if quick else DEFAULT_SEEDS
     seeds = check_size("seeds", seeds, minimum=2)
@@ -159,7 +164,8 @@ def run(*, quick=False, n=None, seeds=None, progress=None) -> Comparison:
     Raises
     ------
     FreeprobValueError
-        ``n`` or ``seeds`` not an integer, too small, or ``n`` not divisible by the
+        ``n`` or ``seeds`` not an integer, too small (``n`` below 160 without ``quick``: the
+        finite-width prediction needs ``d_K = n/32 > 4``), or ``n`` not divisible by the
         largest head count; ``progress`` not callable.
 
     Source: paper §5.3 (Figure 3) and D.6; docs/theory.md §3.4–3.5 (tied and GQA laws),

@@ -23,6 +23,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from freeprob.errors import FreeprobValueError
 from freeprob.attention.readout import gradient_flow_loss
 from freeprob.experiments.stats import mean_interval, paired_comparison
 from freeprob.sampler.readout import measured_loss_curve
@@ -81,12 +82,17 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
     Raises
     ------
     FreeprobValueError
-        ``n`` not a multiple of 64 or below 128, ``seeds`` not an integer ≥ 2.
+        ``n`` not a multiple of 64 or below 128 (below 320 without ``quick``: the
+        finite-width prediction needs ``d_K = n/64 > 4β²``), ``seeds`` not an integer ≥ 2.
 
     Source: paper §5.1 and appendix D.2 (this module's setup).
     """
     n = check_size("n", n if n is not None else (256 if quick else 512), minimum=128, multiple_of=64,
                    why="d_K = d_V = n/64")
+    if not quick and n < 320:
+        raise FreeprobValueError(
+            f"`n` must be at least 320 without quick (the finite-width prediction's row-norm factor needs "
+            f"d_K = n/64 > 4β² = 4); got {n}: use a larger n, or quick (from n = 128)")
     seeds = check_size("seeds", seeds if seeds is not None else (2 if quick else 4), minimum=2)
     return Plan(n=n, seeds=seeds, groups=tuple((_label(_dims(n, h)), _dims(n, h), seeds) for h in HEADS))
 

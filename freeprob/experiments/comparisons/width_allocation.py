@@ -141,12 +141,17 @@ def plan(*, quick=False, n=None, seeds=None) -> Plan:
     Raises
     ------
     FreeprobValueError
-        ``n`` not an integer multiple of 16 that is ≥ 64, ``seeds`` not an integer ≥ 2.
+        ``n`` not an integer multiple of 16 that is ≥ 64 (≥ 80 without ``quick``: the
+        finite-width prediction needs ``d_h > 4``), ``seeds`` not an integer ≥ 2.
 
     Source: paper §5.2 and appendix D.3 (this module's setup).
     """
     base = _QUICK if quick else _DEFAULTS
     n = _check_n(base["n"] if n is None else n)
+    if not quick and n // HEAD_FRACTION <= 4:
+        raise FreeprobValueError(
+            f"width-allocation: `n` must be at least {5 * HEAD_FRACTION} without quick (the finite-width "
+            f"prediction's row-norm factor needs d_h = n/{HEAD_FRACTION} > 4β² = 4); got {n}: use a larger n, or quick")
     seeds = check_size("seeds", base["seeds"] if seeds is None else seeds, minimum=2)
     return Plan(n=n, seeds=seeds, groups=tuple((f"width-allocation {path} {dims_label(d)}", d, 2 * seeds)
                                                for path, d in configurations(n, quick=quick)))
