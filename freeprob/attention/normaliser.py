@@ -272,7 +272,27 @@ def empirical_theta1(beta, d_k, n):
     return _empirical_theta1(b, _int(d_k, own, "d_k"), _int(n, own, "n"), own)
 
 
-class EmpiricalTheta1(sp.Function):
+class _SizeFunction(sp.Function):
+    """A real sympy function of ``(d_K, n, β)`` that stays unevaluated until all three are
+    numbers, then becomes ``_value(β, d_K, n)`` (checked as the public functions check);
+    a transcendental generator of the exact core (``_freeprob_generator``)."""
+
+    nargs = 3
+    _freeprob_generator = True
+
+    @classmethod
+    def eval(cls, d_k, n, beta):
+        """``_value`` once ``d_K``, ``n`` and ``β`` are numbers; ``None`` (unevaluated) otherwise."""
+        if d_k.is_number and n.is_number and beta.is_number:
+            own = cls.__name__
+            return cls._value(_beta(beta, own), _int(d_k, own, "d_k"), _int(n, own, "n"))
+        return None
+
+    def _eval_is_real(self):
+        return True
+
+
+class EmpiricalTheta1(_SizeFunction):
     r"""``EmpiricalTheta1(d_K, n, β)``: :func:`empirical_theta1` as a sympy function for a
     symbolic ``d_K``, ``n`` or ``β``; unevaluated until all three are numbers, then the
     rational of the numeric layer (so ``law.subs({d_K: 32})`` is exactly the law at
@@ -281,20 +301,7 @@ class EmpiricalTheta1(sp.Function):
     when evaluated.  Source: theory.md §7 (the finite-d_K bulk scale).
     """
 
-    nargs = 3
-    _freeprob_generator = True
-
-    @classmethod
-    def eval(cls, d_k, n, beta):
-        """The rational of :func:`empirical_theta1` once ``d_K``, ``n`` are integers and ``β``
-        a number; ``None`` (unevaluated) otherwise."""
-        if d_k.is_number and n.is_number and beta.is_number:
-            return _empirical_theta1(_beta(beta, "EmpiricalTheta1"), _int(d_k, "EmpiricalTheta1", "d_k"),
-                                     _int(n, "EmpiricalTheta1", "n"), "EmpiricalTheta1")
-        return None
-
-    def _eval_is_real(self):
-        return True
+    _value = staticmethod(lambda b, d_k, n: _empirical_theta1(b, d_k, n, "EmpiricalTheta1"))
 
     def _eval_is_nonnegative(self):
         return True
@@ -328,7 +335,7 @@ def empirical_scale(beta, d_k, n):
     return _empirical_scale(_beta(beta, own), _int(d_k, own, "d_k"), _int(n, own, "n"))
 
 
-class EmpiricalScale(sp.Function):
+class EmpiricalScale(_SizeFunction):
     r"""``EmpiricalScale(d_K, n, β)``: :func:`empirical_scale` as a sympy function for a
     symbolic ``d_K``, ``n`` or ``β``; unevaluated until all three are numbers, then the
     rational of the numeric layer (``law.subs({d_K: 32})`` is exactly the law at
@@ -337,20 +344,7 @@ class EmpiricalScale(sp.Function):
     theory.md §7 (the finite-d_K bulk scale).
     """
 
-    nargs = 3
-    _freeprob_generator = True
-
-    @classmethod
-    def eval(cls, d_k, n, beta):
-        """The rational of :func:`empirical_scale` once ``d_K``, ``n`` are integers and ``β``
-        a number; ``None`` (unevaluated) otherwise."""
-        if d_k.is_number and n.is_number and beta.is_number:
-            return _empirical_scale(_beta(beta, "EmpiricalScale"), _int(d_k, "EmpiricalScale", "d_k"),
-                                    _int(n, "EmpiricalScale", "n"))
-        return None
-
-    def _eval_is_real(self):
-        return True
+    _value = staticmethod(_empirical_scale)
 
     def _eval_is_positive(self):
         return True

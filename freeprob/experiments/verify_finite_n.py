@@ -69,7 +69,7 @@ def combined_distances(softmax, fwfn_law, fw_extra, outlier=None) -> dict:
     eigenvalue left out when the row has an ``outlier``): ``sm_fwfn_relW1``, ``sm_fwfn_KS``
     and, when ``fw_extra`` holds ``sm_fw_relW1``, the difference
     ``sm_fw_minus_fwfn_relW1`` (positive: the combined law is closer).  Raises as
-    :func:`freeprob.experiments.compare.law_distances`."""
+    :func:`freeprob.experiments.compare.law_distances`.  Source: docs/theory.md §13.8."""
     dd = law_distances(_bulk(softmax, fwfn_law, outlier), fwfn_law)
     out = {"sm_fwfn_relW1": dd["relW1"], "sm_fwfn_KS": dd["KS"]}
     if fw_extra.get("sm_fw_relW1") is not None:
@@ -82,7 +82,7 @@ def combined_paired(recs) -> dict:
     relW1(SM, fw+fn) paired over the seeds of a row (``recs``, one dict per seed; verdict
     ``"fw+fn closer (significant)"``, ``"fw closer (significant)"`` or ``"not significant"``,
     :func:`freeprob.experiments.stats.paired_comparison`); empty without the two distances.
-    Raises nothing."""
+    Raises nothing.  Source: docs/theory.md §13.8."""
     try:
         pc = paired_comparison([r.get("sm_fw_relW1") for r in recs], [r.get("sm_fwfn_relW1") for r in recs],
                                lower="fw closer", higher="fw+fn closer")

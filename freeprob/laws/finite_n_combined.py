@@ -68,6 +68,8 @@ class CombinedFiniteNLaw(FiniteNLaw):
     NotAvailable
         As ``finite_n``'s numeric methods (e.g. tied attention values: a push-forward inside
         a compound step has no numeric ``G₁``); the exact ones (moments) always work.
+
+    Source: docs/theory.md §13.8 (this module's docstring).
     """
 
     def __init__(self, base, finite_n, reference):

@@ -165,7 +165,8 @@ def _cached(dims, beta):
 
 def finite_n_features(dims, beta) -> FiniteNFeatures:
     """:class:`FiniteNFeatures` of ``dims`` at ``β``, cached by the sizes, scheme and ``β``
-    (its exact-size law tree's Cauchy equation costs seconds to minutes once).  Raises as the class."""
+    (its exact-size law tree's Cauchy equation costs seconds to minutes once).  Raises as the class.
+    Source: docs/theory.md §13.7, §13.9."""
     return _cached(dims, str(beta))
 
 
