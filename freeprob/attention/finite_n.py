@@ -32,11 +32,11 @@ corrected density, cdf and atoms, and it tabulates with
 :meth:`freeprob.experiments.compare.TabulatedLaw.from_law`.
 
 Covered: every object (single, concat, head sum, head output, stack, out) under every
-scheme with Gaussian weights; numerics (density, cdf) for untied schemes; the combination
+scheme with Gaussian weights, numerics (density, cdf) included (tied values: the push-forward
+``φ_KV`` inside the compound steps maps ``G₁`` like a measure,
+:func:`freeprob.laws.finite_n_eval.g1_value`); the combination
 with the finite-width law to first order (``finite_width=True`` too:
-:mod:`freeprob.attention.finite_n_width`).  Not covered (refused with
-:class:`~freeprob.errors.NotAvailable`): tied values numerically (a push-forward inside a
-compound step has no numeric ``G₁`` rule).  Not modelled: softmax itself (the GE model only) and the common-row spike
+:mod:`freeprob.attention.finite_n_width`).  Not modelled: softmax itself (the GE model only) and the common-row spike
 of the uncentred output (a rank-one outlier far from the bulk, whose location fluctuates by
 ≈ 18% from draw to draw); the ``n − 1`` eigenvalues below it have their own law,
 ``finite_n_law(arch, "out_full")`` (:func:`_out_full_bulk`: one row, one output column and one

@@ -19,8 +19,8 @@ Gaussian model: its chaos pieces are Wishart matrices of non-integer size) is
 The result is a :class:`freeprob.laws.finite_n_combined.CombinedFiniteNLaw`: a
 :class:`~freeprob.laws.finite_n.FiniteNLaw` (the GE model's ``1/n`` coefficients) whose
 moments, density, cdf and atoms are the finite-width law's plus the GE model's finite-n
-shift.  Tied values: exact moments; numerics refused as for the finite-n law
-(:class:`~freeprob.errors.NotAvailable`).
+shift.  Tied values included (the push-forward ``φ_KV`` inside the compound steps maps
+``G₁`` like a measure, :func:`freeprob.laws.finite_n_eval.g1_value`).
 
 Source: docs/theory.md §7, §13.7, §13.8; issue 29.
 """

@@ -38,13 +38,12 @@ import sympy as sp
 
 from freeprob._checks import check_choice
 from freeprob.core.params import check_dps, check_order, dps_or_default
-from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.errors import FreeprobValueError
 from freeprob.laws import finite_n_measure as _m
 from freeprob.laws import finite_n_rules as _rules
 from freeprob.laws.finite_n_closed import g1_expression as _g1_expression
 from freeprob.laws.finite_n_eval import g1_value, limit_G
 from freeprob.laws.law import Law, register
-from freeprob.laws.operations import Pushforward
 
 __all__ = ["FiniteNLaw", "finite_n"]
 
@@ -189,9 +188,6 @@ class FiniteNLaw:
             return mpmath.conj(self.correction_cauchy(mpmath.conj(z), dps=dps))
         if self.field == "complex":
             return mpmath.mpc(0)
-        if isinstance(self.limit, Pushforward):
-            raise NotAvailable("FiniteNLaw.correction_cauchy: not implemented for a push-forward "
-                               "(density, cdf and atoms are)")
         with mpmath.workdps(dps + 10):
             zz = mpmath.mpc(z)
             val = g1_value(self.limit, zz, limit_G(self.limit, zz))

@@ -66,8 +66,8 @@ class CombinedFiniteNLaw(FiniteNLaw):
         ``base`` or ``reference`` not a :class:`Law`; ``finite_n`` not a ``FiniteNLaw`` (or
         itself combined).
     NotAvailable
-        As ``finite_n``'s numeric methods (e.g. tied attention values: a push-forward inside
-        a compound step has no numeric ``G₁``); the exact ones (moments) always work.
+        As ``finite_n``'s numeric methods (e.g. ⊠ with a zero-mean factor has no numeric
+        ``G₁``); the exact ones (moments) always work.
 
     Source: docs/theory.md §13.8 (this module's docstring).
     """

@@ -309,7 +309,7 @@ def g1_value(law, z, G):
     Raises
     ------
     NotAvailable
-        No numeric rule for this law (e.g. a push-forward, or ⊠ with a zero-mean factor;
+        No numeric rule for this law (e.g. ⊠ with a zero-mean factor;
         the exact moments are still available).
     """
     raise NotAvailable(f"finite_n: no numeric G₁ for {type(law).__name__}; covered: {COVERED}")
@@ -425,8 +425,54 @@ def _(law: FreeMul, z, G):
     return out
 
 
+def _pushforward_roots(law, z):
+    """The roots ``r`` of ``p(r) = z`` with ``p'(r)``, ``p`` the push-forward's polynomial, at
+    the working precision; a root within ``10^{-(dps − 5)}`` of the axis counts as real."""
+    coeffs = [mpmath.mpf(sp.N(c, mpmath.mp.dps + 5)) for c in law.coefficients]
+    while len(coeffs) > 1 and coeffs[-1] == 0:
+        coeffs.pop()
+    shifted = [coeffs[0] - z] + coeffs[1:]
+    roots = mpmath.polyroots(shifted[::-1], maxsteps=200, extraprec=2 * mpmath.mp.prec)
+    tol = mpmath.mpf(10) ** (5 - mpmath.mp.dps)
+    out = []
+    for r in roots:
+        r = mpmath.mpc(r)
+        if abs(r.imag) <= tol * (1 + abs(r)):
+            r = mpmath.mpc(r.real, 0)
+        dp = mpmath.fsum(i * c * r ** (i - 1) for i, c in enumerate(coeffs) if i)
+        out.append((r, dp if r.imag else mpmath.mpc(dp).real))
+    return out
+
+
+def _g1_upper(law, r):
+    """``G₁(r)`` of ``law`` at any non-real ``r`` (``G₁(r̄) = conj G₁(r)``: a real signed measure)."""
+    if r.imag < 0:
+        return mpmath.conj(_g1_upper(law, mpmath.conj(r)))
+    return g1_value(law, r, limit_G(law, r))
+
+
 @g1_value.register
 def _(law: Pushforward, z, G):
-    raise NotAvailable("finite_n: numeric G₁ of a push-forward inside another operation is not "
-                       "implemented; its exact moments are (moments(k)), and a push-forward at the "
-                       "top is evaluated through its operand (cdf, density)")
+    r"""``G₁`` of ``p(X)``: the expected spectral measure of ``p(X_n)`` is the image of X's, so
+    ``ρ₁`` is mapped like a measure (docs/theory.md §13.4) and, by partial fractions,
+    ``G₁^{p(X)}(z) = Σ_j G₁^X(r_j)/p'(r_j)`` over the roots of ``p(r) = z`` (as for ``G``
+    itself).  Off the axis every root is non-real; on it (boundary values) a real root is
+    approached from ``z + i0``, i.e. from above where ``p'(r) > 0`` and from below where
+    ``p'(r) < 0``."""
+    z = mpmath.mpc(z)
+    out = mpmath.mpc(0)
+    for r, dp in _pushforward_roots(law, z):
+        if dp == 0:
+            raise PrecisionError(f"finite_n: z = {mpmath.nstr(z, 8)} is a critical value of the push-forward's "
+                                 "polynomial (p'(r) = 0 at a root of p(r) = z)")
+        if r.imag != 0:
+            val = _g1_upper(law.law, r)
+            dp = mpmath.mpc(dp)
+        elif z.imag != 0:
+            raise PrecisionError(f"finite_n: a real root of p(r) = z at non-real z = {mpmath.nstr(z, 8)}")
+        else:
+            val = g1_value(law.law, r, limit_G(law.law, r))          # r + i0
+            if dp.real < 0:
+                val = mpmath.conj(val)                                # r − i0
+        out += val / dp
+    return out
