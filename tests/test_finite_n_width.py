@@ -15,6 +15,9 @@ from freeprob.attention.architecture import Architecture
 from freeprob.errors import FreeprobValueError
 from freeprob.laws.finite_n import FiniteNLaw
 from freeprob.laws.finite_n_combined import CombinedFiniteNLaw
+from freeprob.laws.operations import dilate
+from freeprob.attention import finite_width as fwmod
+from freeprob.attention.finite_n_width import finite_width_mean_factor
 
 N, DK = 32, 8
 
@@ -24,31 +27,35 @@ def _arch(**kw):
 
 
 def test_moments_are_the_finite_width_moments_plus_the_ge_finite_n_shift():
-    """m_j(fw+fn) − m_j(fw) equals m_j(fn) − m_j(limit) exactly (the laws built apart), the
-    1/n coefficients are the GE model's, and the shift meets the exact finite-n GE moments
-    (real Wick calculus: m1 = (n−1)θ1/n; m2 = E τ1² + (1 + 1/n) E τ2 of the centred row
-    covariance T) to O(1/n²): 0.011 at n = 32, where the limit law is 0.18 off."""
+    """m_j(fw+fn) − m_j(fw) equals m_j(fn) − s^j m_j(limit) exactly (the laws built apart;
+    s = (n−1)/n the mean factor), the 1/n coefficients are the GE model's, and the shift meets
+    the exact finite-n GE moments (real Wick calculus: m1 = (n−1)θ1/n; m2 = E τ1² + (1 + 1/n)
+    E τ2 of the centred row covariance T) to O(1/n²)."""
     a = _arch(heads=2)
     c = attention.attention_law(a, finite_width=True, finite_n=True)
     assert isinstance(c, CombinedFiniteNLaw) and isinstance(c, FiniteNLaw)
     fw, fn, lim = (attention.attention_law(a, finite_width=True), attention.attention_law(a, finite_n=True),
                    attention.attention_law(a))
     mc, mw, mf, ml = c.moments(4), fw.moments(4), fn.moments(4), lim.moments(4)
+    sf = finite_width_mean_factor(a, "single")
+    assert sf == sp.Rational(N - 1, N)
     for j in range(5):
-        assert sp.simplify(mc[j] - mw[j] - (mf[j] - ml[j])) == 0, j
+        assert sp.simplify(mc[j] - mw[j] - (mf[j] - sf ** j * ml[j])) == 0, j
     assert c.moment_corrections(4) == fn.moment_corrections(4)
     # single head: the exact finite-n GE moments (T = (I − P)Σ(I − P), p = n − 1 nonzero directions)
     a = _arch()
     c, fw, lim = (attention.attention_law(a, finite_width=True, finite_n=True),
                   attention.attention_law(a, finite_width=True), attention.attention_law(a))
     t1, t2 = a.theta1, a.theta2
-    assert sp.simplify(c.moments(1)[1] - (fw.moments(1)[1] - t1 / N)) == 0
+    # the mean: fw's empirical bulk scale already carries the centring, m1(fn) = s·m1(limit)
+    assert sp.simplify(c.moments(1)[1] - fw.moments(1)[1]) == 0
     t1, t2 = float(t1), float(t2)
     s, p = t1 - t2, N - 1
     e_tau1, e_tau2 = p / N * t1, p / N * (s * s + 2 * s * t2 + t2 ** 2 * (1 + N / DK))
     exact_m2 = e_tau1 ** 2 + 2 * t2 ** 2 * p / (DK * N ** 2) + (1 + 1 / N) * e_tau2
+    # the shift added to fw is the GE finite-n m2 minus the dilated limit's s²·m2
     shift = float(c.moments(2, dps=20)[2] - fw.moments(2, dps=20)[2])
-    lim_bias = exact_m2 - float(lim.moments(2, dps=20)[2])
+    lim_bias = exact_m2 - float(sf ** 2 * lim.moments(2, dps=20)[2])
     assert abs(shift - lim_bias) < abs(lim_bias) / 10, (shift, lim_bias)
 
 
@@ -56,7 +63,8 @@ def test_cdf_density_atoms_are_the_sums_of_the_parts_and_tabulate():
     a = _arch()
     c = attention.attention_law(a, finite_width=True, finite_n=True)
     fw, fn, lim = (attention.attention_law(a, finite_width=True), attention.attention_law(a, finite_n=True),
-                   attention.attention_law(a))
+                   dilate(attention.attention_law(a), sp.Rational(N - 1, N)))
+    assert c.reference.moments(1) == lim.moments(1)
     x = 14.1          # between the exact-size tree's top edge (13.99) and the limit's (14.31)
     assert float(c.cdf(x)) == pytest.approx(float(fw.cdf(x) + fn.cdf(x) - lim.cdf(x)), abs=1e-12)
     xs = [0.5, 2.0, 14.1]
@@ -71,11 +79,12 @@ def test_cdf_density_atoms_are_the_sums_of_the_parts_and_tabulate():
     table = TabulatedLaw.from_law(c, points=50)
     assert table.signed and abs(table.mass_defect) < 1e-6
     # the mean from the tabulated density and atoms meets the exact one (to the table's 0.3%),
-    # and is not the finite-width law's (3% above: the centring removes θ1/n)
+    # which is the finite-width law's (the centring is in its bulk scale already), not fw − θ1/n
     x, F = table.nodes, table.cdf_nodes
     m1 = np.sum(0.5 * (x[1:] + x[:-1]) * np.diff(F)) + np.sum(table.atoms[:, 0] * table.atoms[:, 1])
     assert m1 == pytest.approx(float(c.moments(1, dps=15)[1]), rel=0.005)
-    assert abs(m1 - float(fw.moments(1, dps=15)[1])) > 0.02
+    assert m1 == pytest.approx(float(fw.moments(1, dps=15)[1]), rel=0.005)
+    assert abs(m1 - float(fw.moments(1, dps=15)[1] - a.theta1 / N)) > 0.02
 
 
 def test_refusals_and_tied_values():
@@ -118,3 +127,70 @@ def test_verify_plans_and_reports_the_combined_law(tmp_path):
     assert t["n"] == 2 and t["mean"] == pytest.approx(m["sm_fw_relW1"]["mean"] - m["sm_fwfn_relW1"]["mean"])
     text = (tmp_path / "table.txt").read_text()
     assert "SM–(fw+fn) relW1" in text and "finite width carries" in text and " it by " in text and "fw+fn vs fw against softmax" in text
+
+
+def test_mean_factor_values_and_the_combined_mean():
+    """finite_width_mean_factor: (n−1)/n where the finite-width law's empirical bulk scale
+    carries the centring; 1 for tied head_out/stack/out/out_full (limit construction) and for
+    variance="limit"/"expected".  The combined mean is then the finite-width law's exactly
+    (m1(fn) = (n−1)/n·m1(limit) for the centred objects), and for tied values the
+    finite-n law's (fw keeps the limit mean)."""
+    a, tied = _arch(heads=2), _arch(heads=2, scheme="tied")
+    s = sp.Rational(N - 1, N)
+    for obj in ("single", "concat", "sum", "head_out", "stack", "out", "out_full"):
+        assert finite_width_mean_factor(a, obj) == s, obj
+        assert finite_width_mean_factor(a, obj, variance="limit") == 1
+        assert finite_width_mean_factor(a, obj, variance="expected") == 1
+        assert finite_width_mean_factor(tied, obj) == (1 if obj in ("head_out", "stack", "out", "out_full") else s)
+    n = sp.Symbol("n", positive=True)
+    assert finite_width_mean_factor(Architecture.from_dimensions(n=n, heads=1, d_k=8, d_v=8, d_o=8), "single") \
+        == (n - 1) / n
+    for f in (attention.head_sum_law, attention.output_law):
+        c, fw = f(a, finite_width=True, finite_n=True), f(a, finite_width=True)
+        assert sp.simplify(c.moments(1)[1] - fw.moments(1)[1]) == 0, f.__name__
+    c, fn = (attention.output_law(tied, finite_width=True, finite_n=True), attention.output_law(tied, finite_n=True))
+    assert sp.simplify(c.moments(1)[1] - fn.moments(1)[1]) == 0
+    assert sp.simplify(attention.output_law(tied, finite_width=True).moments(1)[1]
+                       - attention.output_law(tied).moments(1)[1]) == 0
+
+
+def test_mean_factor_follows_the_default_variance(monkeypatch):
+    """With DEFAULT_VARIANCE = "limit" (the laws before issue 29) the finite-width mean is θ1,
+    s = 1 and the whole finite-n mean shift −θ1/n is added."""
+    monkeypatch.setattr(fwmod, "DEFAULT_VARIANCE", "limit")
+    a = _arch()
+    assert finite_width_mean_factor(a, "single") == 1
+    c, fw = attention.attention_law(a, finite_width=True, finite_n=True), attention.attention_law(a, finite_width=True)
+    assert sp.simplify(fw.moments(1)[1] - a.theta1) == 0
+    assert sp.simplify(c.moments(1)[1] - (fw.moments(1)[1] - a.theta1 / N)) == 0
+
+
+def test_mean_factor_refusals():
+    a = _arch()
+    with pytest.raises(FreeprobValueError, match="single, concat, sum, head_out, stack, out, out_full"):
+        finite_width_mean_factor(a, "nope")
+    with pytest.raises(FreeprobValueError, match="variance must be one of empirical, limit, expected"):
+        finite_width_mean_factor(a, "single", variance="exact")
+    no_n = Architecture(heads=1, gamma_k=sp.Rational(1, 2), gamma_v=1, gamma_o=1)
+    with pytest.raises(FreeprobValueError, match="number of tokens n"):
+        finite_width_mean_factor(no_n, "single")
+    with pytest.raises(FreeprobValueError, match="expected an Architecture"):
+        finite_width_mean_factor("gpt2", "single")
+    with pytest.raises(FreeprobValueError, match="n must be an integer >= 2"):
+        finite_width_mean_factor(_arch(n=1, d_o=1), "single")
+
+
+def test_tabulation_gives_no_weight_to_nodes_rounded_onto_a_piece_end(monkeypatch):
+    """TabulatedLaw.from_law: at 1000 points per piece the edge-clustered nodes next to a
+    nonzero piece end round onto it in float64, where the signed finite-n density is singular
+    (ρ₁ ~ |x − e|^{-1/2}); weighting them broke the mass check (the finite-n single head at
+    d_K = 64, n = 768–1024 in `verify`: defect 4.3·10⁻⁵).  Real Wishart of ratio 1/2 at n = 50:
+    defect 0.019 with those nodes weighted (the old rule, emulated by _END_EPS < 0), 10⁻⁹ without."""
+    import freeprob as fp
+    from freeprob.errors import PrecisionError
+    from freeprob.experiments import compare
+    law = fp.FreePoisson(sp.Rational(1, 2)).finite_n(50)
+    assert abs(compare.TabulatedLaw.from_law(law, points=1000).mass_defect) < 1e-9
+    monkeypatch.setattr(compare, "_END_EPS", -1.0)
+    with pytest.raises(PrecisionError, match="tabulated mass differs from 1"):
+        compare.TabulatedLaw.from_law(law, points=1000)
