@@ -57,8 +57,10 @@ class CombinedFiniteNLaw(FiniteNLaw):
         The finite-n law whose shift is taken (``field="real"``; its ``limit``, ``n`` and
         ``field`` become this law's).
     reference : Law
-        The large-n limit ``finite_n`` is compared with (e.g. the GE limit law; not
-        necessarily ``finite_n.limit``, which is at the exact sizes).
+        The large-n limit ``finite_n`` is compared with (e.g. the GE limit law, or that law
+        dilated by the mean factor the base already carries,
+        :func:`freeprob.attention.finite_n_width.finite_width_mean_factor`; not necessarily
+        ``finite_n.limit``, which is at the exact sizes).
 
     Raises
     ------
