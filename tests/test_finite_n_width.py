@@ -141,14 +141,16 @@ def test_mean_factor_values_and_the_combined_mean():
         assert finite_width_mean_factor(a, obj) == s, obj
         assert finite_width_mean_factor(a, obj, variance="limit") == 1
         assert finite_width_mean_factor(a, obj, variance="expected") == 1
-        assert finite_width_mean_factor(tied, obj) == (1 if obj in ("head_out", "stack", "out", "out_full") else s)
+        want = 1 if obj in ("head_out", "stack", "out", "out_full") else s
+        assert finite_width_mean_factor(tied, obj) == want, obj
     n = sp.Symbol("n", positive=True)
-    assert finite_width_mean_factor(Architecture.from_dimensions(n=n, heads=1, d_k=8, d_v=8, d_o=8), "single") \
-        == (n - 1) / n
+    symbolic = Architecture.from_dimensions(n=n, heads=1, d_k=8, d_v=8, d_o=8)
+    assert finite_width_mean_factor(symbolic, "single") == (n - 1) / n
     for f in (attention.head_sum_law, attention.output_law):
         c, fw = f(a, finite_width=True, finite_n=True), f(a, finite_width=True)
         assert sp.simplify(c.moments(1)[1] - fw.moments(1)[1]) == 0, f.__name__
-    c, fn = (attention.output_law(tied, finite_width=True, finite_n=True), attention.output_law(tied, finite_n=True))
+    c = attention.output_law(tied, finite_width=True, finite_n=True)
+    fn = attention.output_law(tied, finite_n=True)
     assert sp.simplify(c.moments(1)[1] - fn.moments(1)[1]) == 0
     assert sp.simplify(attention.output_law(tied, finite_width=True).moments(1)[1]
                        - attention.output_law(tied).moments(1)[1]) == 0
@@ -160,7 +162,8 @@ def test_mean_factor_follows_the_default_variance(monkeypatch):
     monkeypatch.setattr(fwmod, "DEFAULT_VARIANCE", "limit")
     a = _arch()
     assert finite_width_mean_factor(a, "single") == 1
-    c, fw = attention.attention_law(a, finite_width=True, finite_n=True), attention.attention_law(a, finite_width=True)
+    c = attention.attention_law(a, finite_width=True, finite_n=True)
+    fw = attention.attention_law(a, finite_width=True)
     assert sp.simplify(fw.moments(1)[1] - a.theta1) == 0
     assert sp.simplify(c.moments(1)[1] - (fw.moments(1)[1] - a.theta1 / N)) == 0
 

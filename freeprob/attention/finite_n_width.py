@@ -100,7 +100,8 @@ def finite_width_mean_factor(arch, obj, *, variance=None):
         raise FreeprobValueError(f"{own}: object must be one of {', '.join(allowed)}; got {obj!r}")
     variance = _fw.DEFAULT_VARIANCE if variance is None else variance
     if variance not in _fw.VARIANCES:
-        raise FreeprobValueError(f"{own}: variance must be one of {', '.join(_fw.VARIANCES)}; got {variance!r}")
+        raise FreeprobValueError(
+            f"{own}: variance must be one of {', '.join(_fw.VARIANCES)}; got {variance!r}")
     if not arch.sized:
         raise FreeprobValueError(
             f"{own}: needs the number of tokens n: build the layer with Architecture.from_dimensions("
@@ -108,8 +109,8 @@ def finite_width_mean_factor(arch, obj, *, variance=None):
     n = sp.sympify(arch.n)
     if n.is_number:
         if not (n.is_Integer and n >= 2):
-            raise FreeprobValueError(f"{own}: n must be an integer >= 2 (the centring removes one direction); "
-                                     f"got n = {arch.n}")
+            raise FreeprobValueError(
+                f"{own}: n must be an integer >= 2 (the centring removes one direction); got n = {arch.n}")
     elif n.is_positive is not True:
         raise FreeprobValueError(f"{own}: a symbolic n must be declared positive; got {arch.n!r}")
     if variance != "empirical" or (arch.scheme == "tied" and obj in _TIED_LIMIT_OBJECTS):
@@ -118,7 +119,8 @@ def finite_width_mean_factor(arch, obj, *, variance=None):
 
 
 def finite_n_finite_width_law(arch, obj, law_function):
-    r"""``law_function(arch, finite_width=True) + (finite_n_law(arch, obj) − dilate(law_function(arch), s))``,
+    r"""``law_function(arch, finite_width=True)
+    + (finite_n_law(arch, obj) − dilate(law_function(arch), s))``,
     ``s`` = :func:`finite_width_mean_factor` ``(arch, obj)``, as a
     :class:`~freeprob.laws.finite_n_combined.CombinedFiniteNLaw` (module docstring).
 

@@ -284,7 +284,8 @@ class TabulatedLaw:
                 # evaluated there it is ~10¹¹ instead of the value at the node's true distance
                 # (~10⁻²⁰), and its weight was 3·10⁻⁵ of spurious mass (finite-n single head,
                 # d_K = 64, n = 768).  The true mass of those cells is O(√eps): no weight.
-                at_end = (x_mid - a <= _END_EPS * abs(a)) & (a != 0) | (b - x_mid <= _END_EPS * abs(b)) & (b != 0)
+                at_end = (((x_mid - a <= _END_EPS * abs(a)) & (a != 0))
+                          | ((b - x_mid <= _END_EPS * abs(b)) & (b != 0)))
                 w[at_end] = 0.0
                 # corrected midpoint rule: ∫_cell g ≈ h (g_i + (g_{i−1} − 2 g_i + g_{i+1})/24)
                 w[1:-1] += (w[:-2] - 2 * w[1:-1] + w[2:]) / 24

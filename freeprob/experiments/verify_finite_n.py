@@ -39,7 +39,8 @@ FN_DEFINITION = (
     " fn = the GE model's expected law at the row's own n to order 1/n (freeprob.attention.finite_n, "
     "docs/theory.md §13): GE–fn, SM–fn per seed; pooled = the spectra of all seeds of the row pooled "
     "(the bias of a law, without the draw-to-draw fluctuation that no law removes); fw+fn = the "
-    "finite-width law plus the GE model's finite-n shift (fn − limit), first order in both "
+    "finite-width law plus the GE model's finite-n shift (fn − the limit law dilated by the mean factor "
+    "(n−1)/n that the finite-width law's bulk scale already carries), first order in both "
     "(freeprob.attention.finite_n_width, docs/theory.md §13.8); fw − (fw+fn) = relW1(SM, fw) − "
     "relW1(SM, fw+fn) per seed, paired t-test")
 
