@@ -138,7 +138,7 @@ def _carries(m):
         return ""
     text = (f"SM pooled relW1 limit {100 * th:.2f}% → fw {100 * fw:.2f}% → fw+fn {100 * c:.2f}%"
             + (f" (fn alone {100 * fn:.2f}%)" if fn is not None else "")
-            + f": finite width carries {_change(th, fw)}, the 1/n term on top of it {_change(fw, c)}")
+            + f": finite width {_change(th, fw)}, the 1/n term on top of it {_change(fw, c)}")
     t = m.get("fw_minus_fwfn_relW1")
     if t and t.get("lo") is not None:
         text += (f"; per seed fw − (fw+fn) {100 * t['mean']:+.2f}% [{100 * t['lo']:+.2f}, {100 * t['hi']:+.2f}], "
