@@ -129,8 +129,10 @@ class ScaledCauchy:
         if isinstance(v, float):
             return v * float(self.c) ** power
         if isinstance(v, int | Fraction | sp.Basic):
+            if v == 0:
+                return v
             e = sp.sympify(v) if not isinstance(v, Fraction) else sp.Rational(v.numerator, v.denominator)
-            return e if e.is_zero else e * self.c ** power
+            return e * self.c ** power
         raise TypeError(f"ScaledCauchy: cannot scale a {type(v).__name__}")
 
     def _inner_dps(self, dps, who):
@@ -177,11 +179,10 @@ class ScaledCauchy:
         return [self._times(v, dps, -1) for v in vals]
 
     def density_float(self, xs, **kwargs):
-        """Floats to about ``rtol`` (:meth:`AlgebraicCauchy.density_float`): ``f_X(x/c)/c``
-        with ``x/c`` in doubles (a relative change of the point ≤ 2⁻⁵³, far below ``rtol``).
-        Raises as that method."""
+        """Floats to about ``rtol`` (:meth:`AlgebraicCauchy.density_float`): ``f_X(x/c)/c`` at
+        the exact points ``x/c``.  Raises as that method."""
         cf = float(self.c)
-        vals = self.inner.density_float([float(x) / cf for x in xs], **kwargs)
+        vals = self.inner.density_float([self._point(x, "density_float", "xs") for x in xs], **kwargs)
         return [v / cf for v in vals]
 
     @shows_proven
@@ -212,7 +213,8 @@ class ScaledCauchy:
 
     def cut_points(self, *, dps=15):
         """``c·x`` for the cut points ``x`` of ``X`` (:meth:`AlgebraicCauchy.cut_points`)."""
-        return [self._times(v, dps) for v in self.inner.cut_points(dps=self._inner_dps(dps, "cut_points"))]
+        pts = self.inner.cut_points(dps=self._inner_dps(dps, "cut_points"))
+        return type(pts)(self._times(v, dps) for v in pts)
 
     @shows_proven
     def atoms(self, *, dps=15, ball=False):
@@ -255,7 +257,6 @@ class ScaledCauchy:
         if not callable(weight):
             raise FreeprobValueError("AlgebraicCauchy.expectation: `weight` must be a function of an "
                                      f"mpf x; got {type(weight).__name__}")
-        prec = self.working_prec(dps)
         c = self.c
 
         def scaled(y):
@@ -264,7 +265,6 @@ class ScaledCauchy:
         cuts = [self._divide(_exact_point(v, "expectation", "cuts")).expr for v in cuts]
         if tail is not None:
             tail = self._divide(_exact_point(tail, "expectation", "tail")).expr
-        del prec
         return self.inner.expectation(scaled, dps=dps, tol=tol, cuts=cuts, tail=tail)
 
     # -- exact set-up (handed between processes) -------------------------------------------
