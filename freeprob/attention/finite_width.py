@@ -326,7 +326,9 @@ def norm_factor_variance(d_k, k, *, rows=1, keys=1):
         return sp.Integer(0)
     v = norm_moment(d_k, 2 * k) / norm_moment(d_k, k) ** 2 - 1
     eps = ((1 + v * sp.Rational(keys, rows)) * (1 + v) - 1) / keys
-    return sp.factor(sp.cancel(eps)) if _is_symbolic(d_k) else sp.nsimplify(eps)
+    if _is_symbolic(d_k):
+        return sp.factor(sp.cancel(eps))
+    return eps if eps.is_Rational else sp.nsimplify(eps)     # a rational for integer sizes (nsimplify: 15 ms)
 
 
 def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, levels=None,
