@@ -715,10 +715,10 @@ class Law:
     def support(self, *, dps=None, ball=False):
         r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
 
-        Edges are exact (sympy algebraic numbers) where they are roots of the
-        discriminant of the Cauchy equation with rational coefficients, else mpmath
-        numbers to ``dps`` digits.  With ``ball=True``: python-flint ``arb`` balls proven to
-        contain each edge (radius ``≤ 10^{-dps}·|edge|``).
+        Edges are exact (sympy algebraic numbers) where they are roots of the discriminant of the
+        Cauchy equation with rational coefficients, else mpmath numbers to ``dps`` digits; ``cX``
+        (``c > 0``) has the edges ``c·e`` of ``X`` (exact also for irrational ``c``).  ``ball=True``:
+        python-flint ``arb`` balls proven to contain each edge (radius ``≤ 10^{-dps}·|edge|``).
         """
         dps = self._dps(dps, "support")
         return self._evaluator("support").support(dps=dps, ball=ball)
