@@ -14,9 +14,11 @@ attention laws' exact set-up and float tabulation markedly slower, issue 27), an
 is irrational its discriminant is no longer rational (the edges were mpf; here they are the
 exact ``c·e``).
 
-Points are divided by ``c`` exactly (a rational point and a rational ``c`` give a rational
-point; else a sympy expression), so the inner evaluator sees the same exact point the
-equation of ``cX`` would; values are computed by the inner evaluator at ``dps +``
+Points are divided by ``c`` exactly when ``c`` is rational (a rational point stays rational)
+or the point is irrational (a sympy expression), so the inner evaluator sees the same exact
+point the equation of ``cX`` would; a rational point and an irrational ``c`` give the binary
+rational nearest to ``x/c`` at ``dps + 40`` digits (at least 256 bits: exact sympy quotients
+made ``mean_normalized`` laws, ``c = 1/m1``, several times slower); values are computed by the inner evaluator at ``dps +``
 :data:`SCALE_GUARD_DPS` digits and multiplied by ``c`` at that precision, then rounded to
 ``dps`` digits.  With ``ball=True`` the inner enclosures are multiplied by a ball that
 provably contains ``c`` (python-flint ``arb``), so the results still provably contain the
@@ -100,14 +102,23 @@ class ScaledCauchy:
     def _c_ball(self, prec):
         return enclose(self.c, prec)
 
-    def _divide(self, pt):
-        """The exact point ``x/c`` of an exact point ``x`` (a :class:`_Pt`)."""
+    def _divide(self, pt, dps=15):
+        """The point ``x/c`` of an exact point ``x`` (a :class:`_Pt`): exact for a rational ``c``
+        (a rational point for a rational ``x``) and for an irrational ``x``; for a rational ``x``
+        and an irrational ``c``, the binary rational nearest to ``x/c`` at
+        ``max(256, bits(dps + 40))`` bits (a sympy expression as the point made every evaluation
+        several times slower: ``mean_normalized`` laws, whose ``c = 1/m1`` is irrational)."""
         if self._cq is not None and pt.num is not None:
             return _Pt(Fraction(pt.num, pt.den) / self._cq)
-        return _Pt(expr=pt.expr / self.c)
+        if pt.num is None:
+            return _Pt(expr=pt.expr / self.c)
+        prec = max(256, _bits(dps + 40))
+        with mpmath.workprec(prec):
+            v = mpmath.mpf(pt.num) / pt.den / self._c_mpf(prec + 20)
+        return _exact_point(v, "ScaledCauchy", "x")
 
-    def _point(self, x, who, name="x"):
-        return self._divide(_real_point(x, who, name))
+    def _point(self, x, who, name="x", dps=15):
+        return self._divide(_real_point(x, who, name), dps)
 
     def _times(self, v, dps, power=1):
         """``c^power · v`` for a value ``v`` of the inner evaluator: exact sympy for exact ``v``,
@@ -153,29 +164,30 @@ class ScaledCauchy:
                     re, im = float(z.real), float(z.imag)
                 else:
                     re, im = mpmath.mpf(z.real), mpmath.mpf(z.imag)
-                re = self._point(re, "cauchy", "z")
-                im = self._point(im, "cauchy", "z")
+                re = self._point(re, "cauchy", "z", idps)
+                im = self._point(im, "cauchy", "z", idps)
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
             zc = re.expr + sp.I * im.expr
         else:
-            zc = self._point(z, "cauchy", "z").expr
+            zc = self._point(z, "cauchy", "z", idps).expr
         return self._times(self.inner.cauchy(zc, dps=idps, ball=ball), dps, -1)
 
     @shows_proven
     def density(self, x, *, dps=15, ball=False):
         """``f(x) = f_X(x/c)/c``: as :meth:`AlgebraicCauchy.density`.  Raises as that method."""
         ball = check_ball(ball, "density")
-        return self._times(self.inner.density(self._point(x, "density"), dps=self._inner_dps(dps, "density"),
-                                              ball=ball), dps, -1)
+        idps = self._inner_dps(dps, "density")
+        return self._times(self.inner.density(self._point(x, "density", "x", idps), dps=idps, ball=ball), dps, -1)
 
     @shows_proven
     def density_grid(self, xs, *, dps=15, ball=False):
         """The density at each point of the sorted ``xs``: as
         :meth:`AlgebraicCauchy.density_grid`.  Raises as that method."""
         ball = check_ball(ball, "density_grid")
-        pts = [self._point(x, "density_grid") for x in xs]
-        vals = self.inner.density_grid(pts, dps=self._inner_dps(dps, "density_grid"), ball=ball)
+        idps = self._inner_dps(dps, "density_grid")
+        pts = [self._point(x, "density_grid", "xs", idps) for x in xs]
+        vals = self.inner.density_grid(pts, dps=idps, ball=ball)
         return [self._times(v, dps, -1) for v in vals]
 
     def density_float(self, xs, **kwargs):
@@ -189,7 +201,8 @@ class ScaledCauchy:
     def cdf(self, x, *, dps=15, ball=False):
         """``F(x) = F_X(x/c)``: as :meth:`AlgebraicCauchy.cdf`.  Raises as that method."""
         ball = check_ball(ball, "cdf")
-        return self.inner.cdf(self._point(x, "cdf"), dps=_check_dps(dps, "cdf"), ball=ball)
+        dps = _check_dps(dps, "cdf")
+        return self.inner.cdf(self._point(x, "cdf", "x", dps + SCALE_GUARD_DPS), dps=dps, ball=ball)
 
     @shows_proven
     def quantile(self, p, *, dps=15, ball=False):
