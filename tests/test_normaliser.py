@@ -133,3 +133,29 @@ def test_wide_heads_large_scores_and_tiny_beta():
     b, d, n = sp.symbols("b d n", positive=True)
     with pytest.raises(FreeprobValueError, match="d_k must be a positive integer"):
         nz.empirical_theta1(b, d, n).subs({b: 1, d: sp.Rational(5, 2), n: 512})
+
+
+def _f_in_logs(sig, n):
+    """``f(σ, n)`` as computed before issue 27 (every product of ``X`` with ``t`` formed in
+    logarithms, four exponentials over the grid): the reference of the one-exponential form."""
+    g = np.arange(-nz._GMAX, nz._GMAX + nz._GH / 2, nz._GH)
+    w = np.exp(-g * g / 2)
+    w /= w.sum()
+    u = np.arange(-math.log(n) - sig * nz._GMAX - 12.0, sig * nz._GMAX + 12.0, nz._DU)
+    ltx = u[:, None] + sig * g[None, :]
+    tx = np.exp(np.minimum(ltx, 700.0))
+    e = np.exp(-tx)
+    one_minus_l = (-np.expm1(-tx)) @ w
+    small = one_minus_l < 0.5
+    with np.errstate(divide="ignore"):
+        log_l = np.where(small, np.log1p(-np.where(small, one_minus_l, 0.0)), np.log(np.maximum(e @ w, 1e-300)))
+    t2ex2 = np.exp(2 * ltx - tx) @ w
+    return float(n * n * np.sum(t2ex2 * np.exp((n - 1) * log_l)) * nz._DU)
+
+
+def test_one_exponential_quadrature_equals_the_logarithmic_one():
+    # issue 27: the quadrature of f with one exponential over the grid gives the values of
+    # the logarithmic form, σ from 10⁻³ to the largest allowed (30), n from 2 to 4096
+    worst = max(abs(nz._f(s, n) / _f_in_logs(s, n) - 1)
+                for s in (1e-3, 0.3, 1.0, 2.2, 5.0, 12.0, 30.0) for n in (2, 16, 512, 4096))
+    assert worst < 1e-14

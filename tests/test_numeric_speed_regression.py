@@ -130,7 +130,7 @@ def test_tabulated_finite_width_density_equals_the_certified_one(monkeypatch):
     law = attention_law(Architecture.from_dimensions(beta=1, n=32, heads=2, d_k=8, d_v=8, d_o=16),
                         finite_width=True)
     law.support()
-    A = law._evaluator("test")
+    A = law._evaluator("test").inner      # the law is c·X (bulk scale): X's AlgebraicCauchy (ScaledCauchy)
     calls = []
     exact_point = type(A)._density_exact_point
     monkeypatch.setattr(type(A), "_density_exact_point",

@@ -752,7 +752,41 @@ def test_conditional_top_takes_over_a_workers_setup():
     top.adopt(dims, "1", "sum", state)
     assert [top(dims, "1", "sum", t) for t in (0.5, 2.0)] == pytest.approx(expected, rel=1e-12)
     _, law = top._law(dims, "1", "sum")
-    assert law._cache["cauchy_equation"] == worker.cauchy_equation()
-    assert "disc" not in law._evaluator("test")._cache          # nothing derived again
+    # the law is c·X (the bulk scale as an outer dilation): X's set-up travels
+    assert set(state) == {"dilated"} and "cauchy_equation" not in law._cache
+    assert law.law._cache["cauchy_equation"] == worker.law._cache["cauchy_equation"]
+    assert "disc" not in law._evaluator("test").inner._cache          # nothing derived again
     with pytest.raises(FreeprobValueError, match="numeric_state"):
         adopt_numeric_state(head_sum_law(arch, finite_width=True), {"evaluator": {}})
+    with pytest.raises(FreeprobValueError, match="not one"):
+        adopt_numeric_state(head_sum_law(arch), state)
+
+
+def test_theory_job_hands_back_the_row_variances(monkeypatch):
+    # a worker's row variances (the normaliser's quadratures) reach the main process with
+    # the law's set-up: building the same law there does no quadrature
+    import pickle
+    from freeprob.attention import normaliser as nz
+    from freeprob.experiments import verify_laws
+    from freeprob.experiments.sweep import TRANSIENT
+    from freeprob.experiments.verify_laws import OBJECT_LAWS, adopt_transient, law_dims
+    from freeprob.experiments.verify_top import ConditionalTop
+    from freeprob.errors import FreeprobValueError
+    dims = dict(n=64, heads=2, d_k=8, d_v=8, d_o=16, d=64, scheme="independent", kv_groups=None)
+    data = verify_laws.theory_job(dims, "0.9", "single", 50, finite_width=True)
+    state = pickle.loads(data[TRANSIENT])
+    assert set(state) == {"law", "normaliser"} and (0.9, 8, 64) in state["normaliser"]
+    v = state["normaliser"][(0.9, 8, 64)]
+    monkeypatch.setattr(nz, "_ROW_VARIANCES", {})
+    monkeypatch.setattr(nz, "_row_variance_uncached", lambda *a: pytest.fail("quadrature redone"))
+
+    class Cell:
+        kind, kwargs = "object", dict(dims=dims, beta="0.9", obj="single")
+    top = ConditionalTop(OBJECT_LAWS, law_dims)
+    adopt_transient(top, Cell, data)
+    assert nz.empirical_row_variance(0.9, 8, 64) == v
+    assert top(dims, "0.9", "single", 1.0) is not None
+    with pytest.raises(FreeprobValueError, match="row_variance_state"):
+        nz.adopt_row_variances({(0.9, 8, 64): -1.0})
+    with pytest.raises(FreeprobValueError, match="row_variance_state"):
+        nz.adopt_row_variances([1])

@@ -91,7 +91,7 @@ from freeprob.laws.law import Law
 from freeprob.laws.operations import dilate, free_add, free_mul, shift
 
 __all__ = ["DEFAULT_LEVELS", "chaos_dimension", "norm_moment", "chaos_weights",
-           "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law",
+           "finite_width_theta1", "norm_factor_variance", "finite_width_row_covariance_law", "finite_width_rho_parts",
            "row_norm_variance", "row_factor_variance", "MAX_ROW_FACTOR_VARIANCE", "with_row_factor",
            "RowFactorVariance", "ROW_FACTOR_DIGITS", "VARIANCES", "DEFAULT_VARIANCE"]
 
@@ -275,6 +275,13 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
     "the finite-d_K bulk scale".
     """
     own = "chaos_weights"
+    w, rest, c = _weights_and_scale(beta, d_k, levels, exact_variance, n, variance, own)
+    return tuple(c * wk for wk in w), c * rest
+
+
+def _weights_and_scale(beta, d_k, levels, exact_variance, n, variance, own):
+    """``(w, rest, c)``: the chaos variances and remainder before the bulk scale ``c``
+    (``c = θ1^{emp}/θ1`` for ``"empirical"``, else 1); :func:`chaos_weights` is ``c·w, c·rest``."""
     levels = _levels(levels, own)
     variance = _variance(variance, exact_variance, n, own)
     b2 = sp.sympify(beta) ** 2
@@ -288,14 +295,14 @@ def chaos_weights(beta, d_k, levels=None, *, exact_variance=False, n=None, varia
         w = tuple(b2**k / sp.factorial(k) for k in range(1, levels + 1))
         total = theta1
     rest = total - sp.Add(*w)
+    c = sp.Integer(1)
     if variance == "empirical":
         from freeprob.attention.normaliser import empirical_scale
         c = empirical_scale(beta, d_k, _width(n, own, "n"))
-        w, rest = tuple(c * wk for wk in w), c * rest
     if rest.is_number and rest < 0:
         raise FreeprobValueError(f"{own}: the chaos variances exceed the total ({variance}: {total}) at "
                                  f"beta={beta}, d_K={d_k}, n={n}; use fewer levels or variance='limit'")
-    return w, rest
+    return w, rest, c
 
 
 def norm_factor_variance(d_k, k, *, rows=1, keys=1):
@@ -319,7 +326,9 @@ def norm_factor_variance(d_k, k, *, rows=1, keys=1):
         return sp.Integer(0)
     v = norm_moment(d_k, 2 * k) / norm_moment(d_k, k) ** 2 - 1
     eps = ((1 + v * sp.Rational(keys, rows)) * (1 + v) - 1) / keys
-    return sp.factor(sp.cancel(eps)) if _is_symbolic(d_k) else sp.nsimplify(eps)
+    if _is_symbolic(d_k):
+        return sp.factor(sp.cancel(eps))
+    return eps if eps.is_Rational else sp.nsimplify(eps)     # a rational for integer sizes (nsimplify: 15 ms)
 
 
 def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, levels=None,
@@ -358,15 +367,36 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
 
     Source: theory.md §2 item 3, §3.1, §7 F1/F3; [LY22]_ (Wishart pieces of ratio ``n/D_k``).
     """
-    own = "finite_width_row_covariance_law"
+    rho1, c = finite_width_rho_parts(arch, keys=keys, rows=rows, levels=levels, exact_variance=exact_variance,
+                                     variance=variance, owner="finite_width_row_covariance_law")
+    return rho1 if c == 1 else dilate(rho1, c)
+
+
+def finite_width_rho_parts(arch: Architecture, *, keys=1, rows=1, levels=None, exact_variance=False,
+                           variance=None, owner="finite_width_rho_parts"):
+    r"""``(ρ_1, c)`` with ``ρ^{fw} = c·ρ_1`` (the dilation ``c X``): ``ρ_1`` the finite-width row
+    covariance law with the unscaled chaos pieces (``w_k = β^{2k}/k!`` …, remainder
+    ``θ1 − Σ w_k``), ``c`` the bulk scale ``θ1^{emp}/θ1``
+    (:func:`freeprob.attention.normaliser.empirical_scale`; ``1`` for ``variance="limit"`` or
+    ``"expected"``, and for ``β = 0``).
+
+    Every object's law is linear in this dilation (``π(cρ, λ) = c·π(ρ, λ)``, ``(cX) ⊠ Y =
+    c(X ⊠ Y)``, ``(cX) ⊞ (cY) = c(X ⊞ Y)``), so the attention laws apply ``c`` once,
+    outside: the same law (equal moments), whose Cauchy equation is that of the unscaled
+    law, of smaller coefficients, and whose numerics go through it
+    (:class:`freeprob.numeric.scaled.ScaledCauchy`; issue 27).  Arguments and errors as
+    :func:`finite_width_row_covariance_law`.  Source: theory.md §7 F1/F3, "the finite-d_K bulk
+    scale"; [MS17]_ §2.4 (dilations).
+    """
+    own = owner
     b = _sized(arch, own)
     levels = _levels(levels, own)
     _width(keys, own, "keys", symbolic=False)
     _width(rows, own, "rows", symbolic=False)
     n, dk = arch.n, arch.d_k
-    w, rest = chaos_weights(b, dk, levels, exact_variance=exact_variance, n=n, variance=variance)
+    w, rest, c = _weights_and_scale(b, dk, levels, exact_variance, n, variance, own)
     if sp.sympify(b).is_zero:
-        return Dirac(0)
+        return Dirac(0), sp.Integer(1)
     parts = []
     for k in range(1, levels + 1):
         lam = sp.sympify(n) / keys / chaos_dimension(dk, k)
@@ -375,7 +405,7 @@ def finite_width_row_covariance_law(arch: Architecture, *, keys=1, rows=1, level
         core = MarchenkoPastur(sp.cancel(ratio) if _is_symbolic(ratio) else ratio)
         parts.append(dilate(core, w[k - 1]))
     core = parts[0] if len(parts) == 1 else free_add(*parts)
-    return shift(core, rest)
+    return shift(core, rest), c
 
 
 # -- the row-norm factor (F3) ------------------------------------------------------------

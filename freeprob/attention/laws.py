@@ -139,8 +139,15 @@ def value_covariance_law(arch: Architecture, finite_width=False) -> Law:
     _check_arch(arch, "value_covariance_law")
     if arch.scheme == "tied":
         return tied_value_covariance_law(arch, finite_width=finite_width)
-    rho = _head_rho(arch, "value_covariance_law", finite_width)
-    return dilate(CompoundFreePoisson(1 / _s(arch.c_v), rho), _s(arch.c_v))
+    return _scaled(*_value_parts(arch, "value_covariance_law", finite_width))
+
+
+def _value_parts(arch, owner, finite_width):
+    """``(μ_B1, c)`` with ``μ_B = c·μ_B1`` (:func:`_head_rho`)."""
+    if arch.scheme == "tied":
+        return tied_value_covariance_law(arch, finite_width=finite_width), 1
+    rho, c = _head_rho(arch, owner, finite_width)
+    return dilate(CompoundFreePoisson(1 / _s(arch.c_v), rho), _s(arch.c_v)), c
 
 
 def tied_value_covariance_law(arch: Architecture, finite_width=False) -> Law:
@@ -174,17 +181,25 @@ def tied_value_covariance_law(arch: Architecture, finite_width=False) -> Law:
 
 
 def _finite_rho(arch, owner, *, keys=1, rows=1):
-    """The finite-width row covariance law (:mod:`freeprob.attention.finite_width`)."""
-    from freeprob.attention.finite_width import finite_width_row_covariance_law
-    return finite_width_row_covariance_law(arch, keys=keys, rows=rows)
+    """``(ρ_1, c)``: the finite-width row covariance law is ``c·ρ_1``
+    (:func:`freeprob.attention.finite_width.finite_width_rho_parts`)."""
+    from freeprob.attention.finite_width import finite_width_rho_parts
+    return finite_width_rho_parts(arch, keys=keys, rows=rows, owner=owner)
 
 
-def _rows(law, arch, finite_width, heads_averaged):
-    """The finite-width row-norm factor (F3) on an object's law."""
+def _scaled(law, c):
+    """``c·law`` (``law`` itself for ``c = 1``)."""
+    return law if sp.sympify(c) == 1 else dilate(law, c)
+
+
+def _rows(law, arch, finite_width, heads_averaged, c=1):
+    """The finite-width row-norm factor (F3) on an object's law, then the bulk scale ``c``
+    applied once, outside (every object is linear in the dilation of ``ρ``:
+    :func:`freeprob.attention.finite_width.finite_width_rho_parts`)."""
     if not finite_width:
         return law
     from freeprob.attention.finite_width import with_row_factor
-    return with_row_factor(law, arch, heads_averaged)
+    return _scaled(with_row_factor(law, arch, heads_averaged), c)
 
 
 def _with_finite_n(arch, obj, finite_width, law_function):
@@ -203,10 +218,11 @@ def _check_flag(finite_width, owner):
 
 
 def _head_rho(arch, owner, finite_width):
-    """``ρ_{c_K}`` (limit) or ``ρ^{fw}`` (finite width) of one head."""
+    """``(ρ, c)``: ``ρ_{c_K}`` and 1 (limit), or ``ρ_1`` and ``c`` with ``ρ^{fw} = c·ρ_1``
+    (finite width) of one head."""
     if _check_flag(finite_width, owner):
         return _finite_rho(arch, owner)
-    return row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2)
+    return row_covariance_law(_s(arch.c_k), arch.theta1, arch.theta2), 1
 
 
 # -- the laws of the paper ---------------------------------------------------------------
@@ -236,7 +252,8 @@ def attention_law(arch: Architecture, finite_width=False, finite_n=False):
     _check_arch(arch, "attention_law")
     if _finite_n(arch, finite_n, finite_width, "attention_law"):
         return _with_finite_n(arch, "single", finite_width, attention_law)
-    return _rows(CompoundFreePoisson(1, _head_rho(arch, "attention_law", finite_width)), arch, finite_width, 1)
+    rho, c = _head_rho(arch, "attention_law", finite_width)
+    return _rows(CompoundFreePoisson(1, rho), arch, finite_width, 1, c)
 
 
 def concatenated_attention_law(arch: Architecture, finite_width=False, finite_n=False):
@@ -262,8 +279,9 @@ def concatenated_attention_law(arch: Architecture, finite_width=False, finite_n=
     _check_arch(arch, "concatenated_attention_law")
     if _finite_n(arch, finite_n, finite_width, "concatenated_attention_law"):
         return _with_finite_n(arch, "concat", finite_width, concatenated_attention_law)
-    rho = _head_rho(arch, "concatenated_attention_law", finite_width)
-    return _rows(dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads)), arch, finite_width, arch.heads)
+    rho, c = _head_rho(arch, "concatenated_attention_law", finite_width)
+    return _rows(dilate(CompoundFreePoisson(_s(arch.heads), rho), 1 / _s(arch.heads)), arch, finite_width, arch.heads,
+                 c)
 
 
 def head_sum_ratio(arch: Architecture):
@@ -305,10 +323,10 @@ def head_sum_law(arch: Architecture, finite_width=False, finite_n=False):
     if _finite_n(arch, finite_n, finite_width, "head_sum_law"):
         return _with_finite_n(arch, "sum", finite_width, head_sum_law)
     if _check_flag(finite_width, "head_sum_law"):
-        rho = _finite_rho(arch, "head_sum_law", keys=arch.key_groups, rows=arch.heads)
+        rho, c = _finite_rho(arch, "head_sum_law", keys=arch.key_groups, rows=arch.heads)
     else:
-        rho = row_covariance_law(head_sum_ratio(arch), arch.theta1, arch.theta2)
-    return _rows(CompoundFreePoisson(1, rho), arch, finite_width, arch.heads if finite_width else 1)
+        rho, c = row_covariance_law(head_sum_ratio(arch), arch.theta1, arch.theta2), 1
+    return _rows(CompoundFreePoisson(1, rho), arch, finite_width, arch.heads if finite_width else 1, c)
 
 
 def head_output_law(arch: Architecture, finite_width=False, finite_n=False):
@@ -334,7 +352,8 @@ def head_output_law(arch: Architecture, finite_width=False, finite_n=False):
     _check_arch(arch, "head_output_law")
     if _finite_n(arch, finite_n, finite_width, "head_output_law"):
         return _with_finite_n(arch, "head_out", finite_width, head_output_law)
-    return _rows(CompoundFreePoisson(_s(arch.c_v), value_covariance_law(arch, finite_width)), arch, finite_width, 1)
+    mu_b, c = _value_parts(arch, "head_output_law", finite_width)
+    return _rows(CompoundFreePoisson(_s(arch.c_v), mu_b), arch, finite_width, 1, c)
 
 
 def stacked_output_law(arch: Architecture, finite_width=False, finite_n=False):
@@ -360,8 +379,8 @@ def stacked_output_law(arch: Architecture, finite_width=False, finite_n=False):
     _check_arch(arch, "stacked_output_law")
     if _finite_n(arch, finite_n, finite_width, "stacked_output_law"):
         return _with_finite_n(arch, "stack", finite_width, stacked_output_law)
-    return _rows(CompoundFreePoisson(_s(arch.gamma_v), value_covariance_law(arch, finite_width)), arch, finite_width,
-                 arch.heads if finite_width else 1)
+    mu_b, c = _value_parts(arch, "stacked_output_law", finite_width)
+    return _rows(CompoundFreePoisson(_s(arch.gamma_v), mu_b), arch, finite_width, arch.heads if finite_width else 1, c)
 
 
 def output_law(arch: Architecture, finite_width=False, finite_n=False):
@@ -392,8 +411,9 @@ def output_law(arch: Architecture, finite_width=False, finite_n=False):
     if _finite_n(arch, finite_n, finite_width, "output_law"):
         return _with_finite_n(arch, "out", finite_width, output_law)
     t = _s(arch.gamma_v) / _s(arch.gamma_o)
-    mu_vo = dilate(CompoundFreePoisson(t, value_covariance_law(arch, finite_width)), 1 / t)
-    return _rows(CompoundFreePoisson(_s(arch.gamma_o), mu_vo), arch, finite_width, arch.heads if finite_width else 1)
+    mu_b, c = _value_parts(arch, "output_law", finite_width)
+    mu_vo = dilate(CompoundFreePoisson(t, mu_b), 1 / t)
+    return _rows(CompoundFreePoisson(_s(arch.gamma_o), mu_vo), arch, finite_width, arch.heads if finite_width else 1, c)
 
 
 def mean_normalized(law: Law) -> Law:

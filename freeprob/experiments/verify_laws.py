@@ -8,7 +8,9 @@ each law is its own cell, scheduled before the sampling cells).  The main proces
 evaluates each finite-width law again, for the top eigenvalue conditional on every draw
 (:class:`freeprob.experiments.verify_top.ConditionalTop`); the job returns the law's exact
 set-up (Cauchy equation, special points, support: :mod:`freeprob.laws.numeric_state`,
-seconds to derive) under the sweep's transient key
+seconds to derive) and the row variances of the softmax normaliser it computed
+(:func:`freeprob.attention.normaliser.row_variance_state`, 0.1 s of quadrature each, which
+building the same law in the main process needs again) under the sweep's transient key
 (:data:`freeprob.experiments.sweep.TRANSIENT`), which reaches the main process with the
 result and is never stored, so the set-up is derived once per run (a resumed run, whose
 laws come from the store, derives it in the main process as before).
@@ -45,8 +47,9 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     """Worker: tabulate the law of ``obj`` for ``dims`` (a dict) at ``beta`` (text); with
     ``finite_width`` the finite-width law and its ``predicted_top`` eigenvalue (``out_full``:
     the bulk law only; :func:`freeprob.experiments.verify_top.fw_top_prediction`), and the
-    law's set-up under :data:`~freeprob.experiments.sweep.TRANSIENT` (pickled
-    :func:`freeprob.laws.numeric_state.numeric_state`, ``None`` if it cannot be pickled);
+    law's set-up under :data:`~freeprob.experiments.sweep.TRANSIENT` (pickled ``{"law":``
+    :func:`freeprob.laws.numeric_state.numeric_state` ``, "normaliser":``
+    :func:`freeprob.attention.normaliser.row_variance_state` ``}``, ``None`` if it cannot be pickled);
     with ``finite_n`` the GE model's expected law at finite n
     (:mod:`freeprob.attention.finite_n`, theory §13); with both, the finite-width law plus the
     GE model's finite-n shift (:mod:`freeprob.attention.finite_n_width`, theory §13.8; no
@@ -61,9 +64,10 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     data = TabulatedLaw.from_law(law, points=points, label=f"{obj} {dims}").to_dict()
     if finite_width and not finite_n:     # the law's support and equation are cached: the prediction reuses them
         data.update(fw_top_prediction(arch, obj, law))
+        from freeprob.attention.normaliser import row_variance_state
         from freeprob.laws.numeric_state import numeric_state
         try:
-            data[TRANSIENT] = pickle.dumps(numeric_state(law))
+            data[TRANSIENT] = pickle.dumps({"law": numeric_state(law), "normaliser": row_variance_state()})
         except (pickle.PicklingError, TypeError, AttributeError):     # the main process derives it
             data[TRANSIENT] = None
     elif obj == "out_full":   # bulk = output law; the top eigenvalue is the common-row spike
@@ -74,13 +78,19 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
 def adopt_transient(conditional, cell, result):
     """``on_result`` of the sweep (main process): give ``conditional`` (a
     :class:`~freeprob.experiments.verify_top.ConditionalTop`) the set-up of the finite-width
-    law a theory job returned; other cells and results without it are ignored.  Raises
+    law a theory job returned, and the normaliser's row variances
+    (:func:`freeprob.attention.normaliser.adopt_row_variances`); other cells and results
+    without it are ignored.  Raises
     nothing (a set-up that cannot be read is derived again).  Source: this module's docstring."""
     state = result.get(TRANSIENT) if cell.kind == "object" and isinstance(result, dict) else None
     if not state:
         return
     kw = cell.kwargs
     try:
-        conditional.adopt(kw["dims"], kw["beta"], kw["obj"], pickle.loads(state))
-    except (ValueError, TypeError, pickle.UnpicklingError, ArithmeticError):
+        state = pickle.loads(state)
+        from freeprob.attention.normaliser import adopt_row_variances
+        adopt_row_variances(state["normaliser"])
+        if state["law"] is not None:
+            conditional.adopt(kw["dims"], kw["beta"], kw["obj"], state["law"])
+    except (ValueError, TypeError, KeyError, pickle.UnpicklingError, ArithmeticError):
         pass

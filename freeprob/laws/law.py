@@ -559,16 +559,25 @@ class Law:
                 "use law.subs({...}) first"
             )
 
+    def _dilation(self):
+        """``(X, c)`` when this law is ``cX`` with a number ``c > 0``, else ``None`` (:class:`Dilate`)."""
+        return None
+
     def _evaluator(self, who):
         self.check_numeric(who)
         hit = self._cache.get("evaluator")
-        if hit is None:
-            # imported here: exact moments and cumulants need no numeric layer (CLI startup)
-            from freeprob.numeric.cauchy import AlgebraicCauchy
-            hit = self._cache["evaluator"] = AlgebraicCauchy(
-                self.cauchy_equation(), irreducible=True, known_atoms=self._known_atoms(),
-                known_levels=self._known_levels)
+        if hit is None:         # cX, c > 0: through X's evaluator (no equation of cX; issue 27)
+            from freeprob.numeric.scaled import ScaledCauchy
+            d = self._dilation()
+            hit = self._cache["evaluator"] = self._algebraic_evaluator() if d is None else ScaledCauchy(
+                d[0]._evaluator(who), d[1], atoms=lambda dps, ball: d[0].atoms(dps=dps, ball=ball))
         return hit
+
+    def _algebraic_evaluator(self):
+        # imported here: exact moments and cumulants need no numeric layer (CLI startup)
+        from freeprob.numeric.cauchy import AlgebraicCauchy
+        return AlgebraicCauchy(self.cauchy_equation(), irreducible=True, known_atoms=self._known_atoms(),
+                               known_levels=self._known_levels)
 
     def _known_atoms(self):
         """Atoms the law knows exactly, handed to the numeric layer (which checks them
@@ -706,10 +715,10 @@ class Law:
     def support(self, *, dps=None, ball=False):
         r"""Support of the absolutely continuous part: a tuple of intervals ``(a, b)``.
 
-        Edges are exact (sympy algebraic numbers) where they are roots of the
-        discriminant of the Cauchy equation with rational coefficients, else mpmath
-        numbers to ``dps`` digits.  With ``ball=True``: python-flint ``arb`` balls proven to
-        contain each edge (radius ``≤ 10^{-dps}·|edge|``).
+        Edges are exact (sympy algebraic numbers) where they are roots of the discriminant of the
+        Cauchy equation with rational coefficients, else mpmath numbers to ``dps`` digits; ``cX``
+        (``c > 0``) has the edges ``c·e`` of ``X`` (exact also for irrational ``c``).  ``ball=True``:
+        python-flint ``arb`` balls proven to contain each edge (radius ``≤ 10^{-dps}·|edge|``).
         """
         dps = self._dps(dps, "support")
         return self._evaluator("support").support(dps=dps, ball=ball)
@@ -735,15 +744,13 @@ class Law:
         """
         dps = self._dps(dps, "atoms")
         ev = self._evaluator("atoms")
-        if ball is not False:
+        if ball is not False or self._dilation() is not None:      # cX: the atoms of X, scaled
             return ev.atoms(dps=dps, ball=ball)
         known = self._zero_mass()
         if known is not None:
-            # Atoms sit at real zeros of the leading coefficient of P in G.  When that is
-            # c·z^k, 0 is the only candidate and the structurally known exact mass at 0
-            # (compound free Poisson rank, products, dilations) is the answer.
-            # from P's terms (converting P to a polynomial in G alone went through
-            # expressions: a quarter of a second for a finite-width law)
+            # Atoms sit at real zeros of the leading coefficient of P in G; when it is c·z^k (read
+            # from P's terms: via expressions it took 0.25 s for a finite-width law), 0 is the only
+            # candidate and the structurally known exact mass at 0 is the answer.
             P = self.cauchy_equation()
             top = P.degree(P.gens[0])
             iz = P.gens.index(_z) if _z in P.gens else None

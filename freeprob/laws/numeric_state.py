@@ -23,13 +23,19 @@ __all__ = ["numeric_state", "adopt_numeric_state"]
 def numeric_state(law: Law):
     r"""The exact set-up computed so far for ``law``: its Cauchy equation and the exact
     data of its evaluator (:meth:`freeprob.numeric.AlgebraicCauchy.exact_state`), as a
-    picklable dict; ``None`` if its Cauchy equation was not derived yet.
+    picklable dict; ``None`` if its Cauchy equation was not derived yet.  For a law ``cX``
+    with a number ``c > 0`` (a :class:`~freeprob.laws.operations.Dilate`, evaluated through
+    ``X``: :class:`freeprob.numeric.scaled.ScaledCauchy`), ``{"dilated": numeric_state(X)}``.
 
     Raises ``FreeprobValueError`` if ``law`` is not a :class:`~freeprob.laws.law.Law`.
     Source: this module's docstring.
     """
     if not isinstance(law, Law):
         raise FreeprobValueError(f"numeric_state: expected a Law; got {type(law).__name__}")
+    dil = law._dilation()
+    if dil is not None:         # cX (c > 0) is evaluated through X: X's set-up
+        inner = numeric_state(dil[0])
+        return None if inner is None else {"dilated": inner}
     P = law._cache.get("cauchy_equation")
     if P is None:
         return None
@@ -106,12 +112,21 @@ def adopt_numeric_state(law: Law, state) -> Law:
     Raises
     ------
     FreeprobValueError
-        ``law`` not a Law, or ``state`` not a dict of the form :func:`numeric_state` gives.
+        ``law`` not a Law, or ``state`` not a dict of the form :func:`numeric_state` gives
+        (``{"dilated": …}`` only for a law ``cX``, ``c > 0``).
 
     Source: this module's docstring.
     """
     if not isinstance(law, Law):
         raise FreeprobValueError(f"adopt_numeric_state: expected a Law; got {type(law).__name__}")
+    if isinstance(state, dict) and set(state) == {"dilated"}:
+        dil = law._dilation()
+        if dil is None:
+            raise FreeprobValueError("adopt_numeric_state: a state of a dilated law cX (c > 0) given for a law "
+                                     f"that is not one ({type(law).__name__})")
+        adopt_numeric_state(dil[0], state["dilated"])
+        law._evaluator("adopt_numeric_state")
+        return law
     state = _unpack(state) if isinstance(state, dict) else state
     if not (isinstance(state, dict) and set(state) == {"cauchy_equation", "evaluator"}
             and isinstance(state["cauchy_equation"], sp.Poly)):

@@ -385,6 +385,13 @@ class Dilate(Law):
     def _zero_mass(self):
         return self.law._zero_mass()
 
+    def _dilation(self):
+        """``(X, c)`` for a number ``c > 0``: the numerics of ``cX`` go through those of ``X``
+        (:class:`freeprob.numeric.scaled.ScaledCauchy`; support edges ``c·e``, exact when those of
+        ``X`` are, also for an irrational ``c``), else ``None`` (the Cauchy equation of ``cX``)."""
+        c = self.c
+        return (self.law, c) if c.is_number and not c.has(sp.Float) and sign(c) == 1 else None
+
     def _known_levels(self):
         # P(cX ≤ cx) = F(x) for c > 0, 1 − F(x) for c < 0 (x in a flat stretch: no atom)
         sc = sign(self.c)
