@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from freeprob._files import check_input
 from freeprob.cli.files import bounded_int
 from freeprob.errors import FreeprobValueError
 
@@ -46,8 +47,7 @@ def read_eigenvalues(path, stdin=None):
         name = "standard input"
     else:
         p = Path(path)
-        if not p.is_file():
-            raise FreeprobValueError(f"fit: no such file: {path}")
+        check_input(p, who="fit")
         if p.suffix == ".npy":
             try:
                 arr = np.load(p, allow_pickle=False)
