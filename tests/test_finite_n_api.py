@@ -80,3 +80,9 @@ def test_errors_name_the_public_method(call, who):
     with pytest.raises(FreeprobValueError) as info:
         call(FL)
     assert str(info.value).startswith(who)
+
+
+def test_law_errors_name_the_method_not_the_evaluator():
+    with pytest.raises(FreeprobValueError) as info:
+        fp.Semicircle().cauchy(0.5)
+    assert str(info.value).startswith("cauchy: z = 1/2 is real and in the support")

@@ -141,12 +141,18 @@ def _certified(balls, dps):
 
 def _no_raw_convergence_errors(method):
     """Turn mpmath's ``NoConvergence`` (root isolation of badly scaled equations, e.g. the
-    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`."""
+    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`, and name
+    the method called in the evaluator's errors (``AlgebraicCauchy.cauchy: …`` → ``cauchy: …``)."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
+        except (FreeprobValueError, NotAvailable, PrecisionError) as exc:
+            head, sep, rest = str(exc).partition(": ")
+            if sep and head.startswith("AlgebraicCauchy."):     # an internal name: the user's instead
+                exc.args = (f"{method.__name__}: {rest}",) + exc.args[1:]
+            raise
         except mpmath.libmp.libhyper.NoConvergence as exc:
             # mean_normalized gives a Dilate: advising it again would send the user round
             hint = ("" if type(self).__name__ == "Dilate" else
