@@ -14,6 +14,7 @@ R = sp.Rational
 @pytest.mark.parametrize("power, family, n", [
     (fp.free_power(fp.FreePoisson(1), R(3, 2)), fp.FreePoisson(R(3, 2)), 10),
     (fp.free_power(fp.FreePoisson(R(1, 2)), R(2, 3)), fp.FreePoisson(R(1, 3)), 9),
+    (fp.free_power(fp.FreePoisson(R(1, 2)), 2), fp.FreePoisson(1), 11),     # copies would need 11/2
     (fp.free_power(fp.free_add(fp.Semicircle(), fp.FreePoisson(1)), R(1, 2)),
      fp.free_add(fp.Semicircle(0, R(1, 2)), fp.FreePoisson(R(1, 2))), 8),
 ])
@@ -33,6 +34,13 @@ def test_a_non_integer_power_is_its_family_member_at_the_same_sizes(power, famil
 def test_a_non_integer_power_with_a_fractional_size_is_refused(make):
     with pytest.raises(FreeprobValueError, match="columns rate·n .* to be a whole number"):
         make()
+
+
+def test_an_integer_power_outside_the_families_is_the_sum_of_copies():
+    law = fp.free_power(fp.Bernoulli(), 2)
+    assert "sum of 2 independent copies" in law.finite_n(10).model
+    with pytest.raises(FreeprobValueError, match="multiplicity"):
+        law.finite_n(11)
 
 
 def test_a_non_integer_power_outside_the_families_has_no_model():

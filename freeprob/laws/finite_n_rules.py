@@ -315,8 +315,9 @@ def _(law: FreeMul, ring, k):
 
 # -- structure: canonical laws, models, sizes -----------------------------------------
 def power_model(law, t) -> Law:
-    r"""The law of the same family whose model is that of ``free_power(law, t)`` for a
-    non-integer ``t``: ``t`` pushed into the family parameters (``Semicircle(a, v)`` →
+    r"""The law of the same family whose model is that of ``free_power(law, t)`` (any ``t``
+    for a law that :func:`is_canonical`; for an integer ``t`` it has the law of the sum of
+    ``t`` copies): ``t`` pushed into the family parameters (``Semicircle(a, v)`` →
     ``Semicircle(ta, tv)``, ``FreePoisson(λ, α)`` → ``FreePoisson(tλ, α)``, the compound free
     Poisson's rate, a Dirac's point; through shifts (``a → ta``), dilations, free sums and
     free powers).  Its model's sizes are those of ``free_power(law, t)`` (:func:`check_sizes`:
@@ -391,10 +392,10 @@ def model(law, field="real") -> str:
         return (f"√X Y √X, X = {model(law.left, field)}, Y = {model(law.right, field)}, "
                 "independent")
     if isinstance(law, FreePower):
-        if _power_is_modelled(law.law, law.t) and sign(law.t - sp.floor(law.t)) == 0:
-            return f"sum of {law.t} independent copies of ({model(law.law, field)})"
-        return (f"{model(power_model(law.law, law.t), field)} (the same family at t = {law.t} "
-                "times its rate/variance)")
+        if is_canonical(law.law) or sign(law.t - sp.floor(law.t)) != 0:
+            return (f"{model(power_model(law.law, law.t), field)} (the same family at t = {law.t} "
+                    "times its rate/variance)")
+        return f"sum of {law.t} independent copies of ({model(law.law, field)})"
     if isinstance(law, Pushforward):
         return f"p(X), p = {law.polynomial}, X = {model(law.law, field)}"
     if isinstance(law, Mixture):
@@ -443,8 +444,9 @@ def check_sizes(law, N):
     elif isinstance(law, Atomic):
         for x, wt in zip(law.points, law.weights):
             _integer_size(wt * N, f"the multiplicity of the eigenvalue {x} ({wt}·{N})")
-    elif isinstance(law, FreePower) and sign(law.t - sp.floor(law.t)) != 0:
-        # a non-integer power stays in its family: that family member's sizes
+    elif isinstance(law, FreePower) and (is_canonical(law.law) or sign(law.t - sp.floor(law.t)) != 0):
+        # a power that stays in its family (any t) is that family member, with its sizes (the
+        # sum of t copies has the same law where the copies' sizes are whole)
         check_sizes(power_model(law.law, law.t), N)
     elif isinstance(law, Shift | Dilate | Pushforward | FreePower):
         check_sizes(law.law, N)
