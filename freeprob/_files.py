@@ -21,6 +21,10 @@ computed; :func:`write_output` writes it:
   '/proc' (a special file system: /proc takes no new files)``) rather than a misleading
   ``No such file or directory`` after the computation (:func:`creation_problem`).
 
+Input files get the same treatment (:func:`check_input`): a path that is missing, a
+directory or unreadable is named as such (``fit: cannot read 'runs' (it is a directory); give a
+file``) rather than ``no such file``.
+
 It lives in the experiments layer so that the reports of :mod:`freeprob.experiments.verify` use it
 without importing the command line; :mod:`freeprob.cli.files` (old name
 ``freeprob.cli.files``) re-exports it.

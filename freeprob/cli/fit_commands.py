@@ -36,7 +36,7 @@ def read_eigenvalues(path, stdin=None):
     Raises
     ------
     FreeprobValueError
-        A missing or unreadable file; a line that is not one number (its line number is
+        A missing or unreadable file, or a directory (:func:`freeprob._files.check_input`); a line that is not one number (its line number is
         named); a ``.npy`` file that is not a numeric array.
 
     Source: this module.

@@ -465,7 +465,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     ------
     FreeprobValueError
         Bad settings (see :class:`VerifySettings`, :func:`plan_cells`), outputs that
-        cannot be written, or, without ``force``, a run above the cost limits (one cell too
+        cannot be written, an ``out`` named like a single file (``foo.txt``:
+        :func:`freeprob.experiments.store.check_out_name`), or, without ``force``, a run above the cost limits (one cell too
         slow or too large for the memory, too many density points or cells:
         :func:`check_cost`); raised before any sampling.  Also before anything is created:
         report files that exist in the report directory but were not written by freeprob
