@@ -134,7 +134,11 @@ class FiniteNLaw:
     number ``n`` and no free symbols; mpmath values at ``dps`` digits of working precision,
     not certified): :meth:`cauchy`, :meth:`density`, :meth:`cdf`, :meth:`atoms`,
     and the same for the correction alone (``correction_*``), :meth:`support` and
-    :meth:`cut_points` (those of the limit law).
+    :meth:`cut_points` (those of the limit law).  ``ball=True`` (accepted as on
+    :class:`~freeprob.laws.law.Law`) raises ``NotAvailable``: the values are not certified.  It
+    is a signed measure, not a Law: the Law methods it lacks (``free_cumulants``, ``quantile``,
+    ``r_transform``, ``finite_n``, …) raise ``NotAvailable`` (also an ``AttributeError``) saying
+    why and pointing at ``.limit``.  Errors name the public method called.
 
     Raises (at construction)
     ------------------------
