@@ -21,6 +21,10 @@ computed; :func:`write_output` writes it:
   '/proc' (a special file system: /proc takes no new files)``) rather than a misleading
   ``No such file or directory`` after the computation (:func:`creation_problem`).
 
+Input files get the same treatment (:func:`check_input`): a path that is missing, a
+directory or unreadable is named as such (``fit: cannot read 'runs' (it is a directory); give a
+file``) rather than ``no such file``.
+
 It lives in the experiments layer so that the reports of :mod:`freeprob.experiments.verify` use it
 without importing the command line; :mod:`freeprob.cli.files` (old name
 ``freeprob.cli.files``) re-exports it.
@@ -37,7 +41,7 @@ from pathlib import Path
 
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["STDOUT", "check_output", "check_outputs", "creation_problem", "is_stdout", "is_stream",
+__all__ = ["STDOUT", "check_input", "check_output", "check_outputs", "creation_problem", "input_problem", "is_stdout", "is_stream",
            "write_output", "status_stream"]
 
 #: the path that means standard output
@@ -134,6 +138,69 @@ def creation_problem(directory):
     except OSError:                              # pragma: no cover - created but not removable
         pass
     return None
+
+
+def input_problem(path):
+    r"""Why ``path`` cannot be read as an input file, else ``None``.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    str or None
+        ``"no such file"``, ``"it is a directory"``, ``"its symbolic links never reach a
+        file"``, ``"permission denied"``; ``None`` for a readable file (or a pipe,
+        a character device: anything that can be read).
+
+    Raises
+    ------
+    Nothing.
+
+    Source: this module.
+    """
+    kind, _ = _kind(path)
+    if kind == "new":
+        return "no such file"
+    if kind == "dir":
+        return "it is a directory"
+    if kind == "loop":
+        return "its symbolic links never reach a file"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def check_input(path, *, who, what="file"):
+    r"""Refuse an input path that cannot be read, saying why (the same words for every
+    command that reads a file).
+
+    Parameters
+    ----------
+    path : str or path-like
+    who : str
+        The command, for the message.
+    what : str
+        What the file should be (``"file"``, ``"result store"``), for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    FreeprobValueError
+        ``"fit: no such file: x.txt"``, ``"fit: cannot read 'data' (it is a directory); give
+        a file"``, … (:func:`input_problem`).
+
+    Source: this module.
+    """
+    problem = input_problem(path)
+    if problem == "no such file":
+        raise FreeprobValueError(f"{who}: no such {what}: {path}")
+    if problem is not None:
+        raise FreeprobValueError(f"{who}: cannot read {str(path)!r} ({problem}); give a {what}")
 
 
 def _kind(path):

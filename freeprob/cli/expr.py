@@ -200,6 +200,13 @@ def _polynomial(polynomial, /, **variables):
 
 _ATT = ("heads=, gamma_k=, gamma_v=, gamma_o=[, beta=, scheme=, kv_groups=]")
 
+#: layer sizes and the finite-size keywords of the Python attention laws, refused with :data:`_NOT_HERE`
+_SIZES = ("n", "d_model", "d_k", "d_v", "d_o", "d_head")
+_NOT_HERE = ("expressions build limit laws (attention laws from the ratios heads=, gamma_k=, gamma_v=, "
+             "gamma_o=); the laws at a layer's finite sizes are in Python, law.finite_n(n) or "
+             "attention.output_law(Architecture.from_dimensions(n=32, heads=2, d_k=8, d_v=8, d_o=32, beta=1), "
+             "finite_n=True, finite_width=True) (docs/guide/finite-n.md), and in `freeprob verify --finite-n`")
+
 #: name -> (short description, constructor); the constructors of laws
 _LAWS = {
     "Semicircle": ("Semicircle(mean=0, variance=1): Wigner semicircle", _fam.Semicircle),
@@ -464,6 +471,8 @@ class _Walker:
             args.append(self.walk(a, depth + 1, sub))
         kwargs = {}
         for k in node.keywords:
+            if k.arg in ("finite_n", "finite_width") or (k.arg in _SIZES and desc.startswith(n + "(heads=")):
+                self.fail(k, f"{n}: {k.arg}= is not available in expressions: {_NOT_HERE}")
             if k.arg.startswith("_"):
                 self.fail(k.value, f"names starting with '_' are not allowed ({k.arg!r})")
             if k.arg in kwargs:

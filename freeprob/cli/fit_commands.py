@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from freeprob._files import check_input
 from freeprob.cli.files import bounded_int
 from freeprob.errors import FreeprobValueError
 
@@ -35,7 +36,7 @@ def read_eigenvalues(path, stdin=None):
     Raises
     ------
     FreeprobValueError
-        A missing or unreadable file; a line that is not one number (its line number is
+        A missing or unreadable file, or a directory (:func:`freeprob._files.check_input`); a line that is not one number (its line number is
         named); a ``.npy`` file that is not a numeric array.
 
     Source: this module.
@@ -46,8 +47,7 @@ def read_eigenvalues(path, stdin=None):
         name = "standard input"
     else:
         p = Path(path)
-        if not p.is_file():
-            raise FreeprobValueError(f"fit: no such file: {path}")
+        check_input(p, who="fit")
         if p.suffix == ".npy":
             try:
                 arr = np.load(p, allow_pickle=False)

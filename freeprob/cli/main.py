@@ -516,10 +516,10 @@ def readout_command(args, out=None) -> int:
     from freeprob.experiments.comparisons import COMPARISONS, check_comparison, run_comparison
     from freeprob.experiments.cost import allow_large
     from freeprob.experiments.store import (
-        DB_SUFFIXES,
         ResultStore,
         StoreError,
         check_creatable,
+        check_out_name,
         code_version,
         refuse_store_targets,
         store_path,
@@ -544,9 +544,7 @@ def readout_command(args, out=None) -> int:
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
         raise FreeprobValueError(f"--out {args.out!r} is a file; it must name a directory")
-    if outdir.suffix.lower() in DB_SUFFIXES and not outdir.is_dir():
-        raise FreeprobValueError(f"--out {args.out!r} looks like a database file; for readout it names a "
-                                 "directory (the store is written to DIR/results.sqlite)")
+    check_out_name(outdir, who="readout", database=False)
     check_creatable(outdir)
     names = list(COMPARISONS) if args.name == "all" else [args.name]
     files = {name: [f"{name}.{ext}" for ext in ("txt", "json", "png")] for name in names}

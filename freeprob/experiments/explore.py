@@ -151,9 +151,10 @@ def run_sweep(cells, out, name, settings, *, workers=None, scheduler=None, progr
 
     Raises the errors of :class:`~freeprob.experiments.sweep.Executor` and
     :class:`~freeprob.experiments.store.ResultStore`.  Source: :mod:`freeprob.experiments.sweep`."""
-    from freeprob.experiments.store import ResultStore, check_creatable
+    from freeprob.experiments.store import ResultStore, check_creatable, check_out_name
     from freeprob.experiments.sweep import Executor, check_executor, run_cells
     check_executor(workers, scheduler)
+    check_out_name(out, who="explore", database=False)
     check_creatable(out)                         # a directory that takes no files: refused, saying why
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -61,6 +61,7 @@ import socket
 import sqlite3
 from pathlib import Path
 
+from freeprob._files import input_problem
 from freeprob.experiments.store_paths import (
     DB_NAME,  # noqa: F401 (re-exported)
     DB_SUFFIXES,
@@ -68,6 +69,7 @@ from freeprob.experiments.store_paths import (
     _same_file,  # noqa: F401 (re-exported: freeprob.experiments.store keeps every name it had)
     _shell_sql,
     check_creatable,
+    check_out_name,
     disk_full_hint,
     refuse_store_targets,
     store_files,
@@ -92,7 +94,7 @@ from freeprob.experiments.store_schema import (
 )
 
 __all__ = ["DB_SUFFIXES", "STORE_FORMAT", "ResultStore", "StoreError", "code_version", "store_path",
-           "store_files", "refuse_store_targets", "check_creatable", "disk_full_hint"]
+           "store_files", "refuse_store_targets", "check_creatable", "check_out_name", "disk_full_hint"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -198,8 +200,10 @@ class ResultStore:
         self._hint = ("give the database file or the --out directory of a run" if readonly
                       else "choose another --out")
         if readonly and not self.path.is_file():
-            raise StoreError(f"no result store at {str(self.path)!r} (give the database file or the --out "
-                             "directory of a run)")
+            why = input_problem(self.path)
+            why = f"{why}; " if why not in (None, "no such file") else ""
+            raise StoreError(f"no result store at {str(self.path)!r} ({why}give the database file or the "
+                             "--out directory of a run)")
         if not readonly:
             if self.path.exists() and not self.path.is_file():
                 raise StoreError(f"the result store path {str(self.path)!r} exists and is not a file; choose "

@@ -18,13 +18,18 @@ from pathlib import Path
 from freeprob._files import creation_problem
 from freeprob.errors import FreeprobValueError
 
-__all__ = ["DB_SUFFIXES", "DB_NAME", "StoreError", "store_path", "store_files", "refuse_store_targets",
-           "check_creatable", "disk_full_hint"]
+__all__ = ["DB_SUFFIXES", "DB_NAME", "FILE_SUFFIXES", "StoreError", "store_path", "store_files",
+           "refuse_store_targets", "check_creatable", "check_out_name", "disk_full_hint"]
 
 #: ``--out`` paths with these suffixes name the database itself; other paths are
 #: directories that hold ``results.sqlite`` next to the reports.
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 DB_NAME = "results.sqlite"
+
+#: suffixes of single output files: an ``--out`` ending in one (and not an existing directory)
+#: is refused (:func:`check_out_name`) rather than made into a directory named ``foo.txt``
+FILE_SUFFIXES = (".txt", ".csv", ".tsv", ".json", ".png", ".pdf", ".svg", ".parquet", ".npy", ".npz",
+                 ".md", ".html", ".log", ".out")
 
 
 class StoreError(FreeprobValueError):
@@ -145,6 +150,44 @@ def check_creatable(directory):
     if problem:
         raise FreeprobValueError(f"cannot write to the output directory {str(directory)!r} ({problem}); "
                                  "choose another --out")
+
+
+def check_out_name(out, *, who, database=True):
+    r"""Refuse an ``--out`` that names a single file of another kind (``--out results.txt``):
+    ``--out`` is the run's directory (created with any missing parents, as ``mkdir -p``: a run
+    writes a folder of reports and its store), or, where ``database``, the store's
+    ``.sqlite``/``.sqlite3``/``.db`` file.
+
+    Parameters
+    ----------
+    out : path
+    who : str
+        The command, for the message.
+    database : bool
+        Whether the command takes a database file as ``--out`` (verify: yes).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    FreeprobValueError
+        ``out`` ends in one of :data:`FILE_SUFFIXES` (or, without ``database``, of
+        :data:`DB_SUFFIXES`) and is not an existing directory.
+
+    Source: this project's design (docs/guide/verify.md, "Output and resuming").
+    """
+    p = Path(out)
+    if not database and p.suffix.lower() in DB_SUFFIXES and not p.is_dir():
+        raise FreeprobValueError(f"--out {str(out)!r} looks like a database file; for {who} it names a "
+                                 "directory (the store is written to DIR/results.sqlite)")
+    if p.suffix.lower() in FILE_SUFFIXES and not p.is_dir():
+        raise FreeprobValueError(
+            f"{who}: --out {str(out)!r} looks like the name of a single {p.suffix} file, but --out names "
+            "the run's directory (it holds results.sqlite and the reports; created if missing)"
+            + (", or the result store itself: a .sqlite, .sqlite3 or .db file" if database else "")
+            + "; give a directory name")
 
 
 def refuse_store_targets(targets, store, *, who):

@@ -45,7 +45,14 @@ from freeprob.sampler.spectra import draw_weights, spectra
 from freeprob.experiments.figures import FIGURE_FILES, verify_figures
 from freeprob._files import write_output
 from freeprob.experiments.reports import ReportDir
-from freeprob.experiments.store import ResultStore, check_creatable, code_version, refuse_store_targets, store_path
+from freeprob.experiments.store import (
+    ResultStore,
+    check_creatable,
+    check_out_name,
+    code_version,
+    refuse_store_targets,
+    store_path,
+)
 from freeprob.experiments.summary import (DEFINITIONS, PAPER_RANGE, format_table,  # noqa: F401 (verify's names)
                                           paired_metrics)
 from freeprob.experiments.sweep import Executor, SweepCell, cell_seed, pending_cells, run_cells
@@ -458,7 +465,8 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     ------
     FreeprobValueError
         Bad settings (see :class:`VerifySettings`, :func:`plan_cells`), outputs that
-        cannot be written, or, without ``force``, a run above the cost limits (one cell too
+        cannot be written, an ``out`` named like a single file (``foo.txt``:
+        :func:`freeprob.experiments.store.check_out_name`), or, without ``force``, a run above the cost limits (one cell too
         slow or too large for the memory, too many density points or cells:
         :func:`check_cost`); raised before any sampling.  Also before anything is created:
         report files that exist in the report directory but were not written by freeprob
@@ -495,6 +503,7 @@ def verify(settings: VerifySettings, *, progress=True, stream="stdout", workers=
     sweep = plan_sweep(settings, cells)
     name, sweep_settings = _sweep_name(settings)
     report = settings.report_dir
+    check_out_name(settings.out, who="verify")
     check_creatable(report)
     check_creatable(settings.store_path.parent)
     refuse_store_targets([("report", report / f) for f in (*_REPORT_FILES, *FIGURE_FILES)],

@@ -31,14 +31,16 @@ atoms, the density and the cdf then follow.  Theory and references: docs/theory.
 """
 from __future__ import annotations
 
+import functools
 import numbers
+import re
 
 import mpmath
 import sympy as sp
 
 from freeprob._checks import check_choice
 from freeprob.core.params import check_dps, check_order, dps_or_default
-from freeprob.errors import FreeprobValueError
+from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.laws import finite_n_measure as _m
 from freeprob.laws import finite_n_rules as _rules
 from freeprob.laws.finite_n_closed import g1_expression as _g1_expression
@@ -76,6 +78,50 @@ def _finite_z(z, who):
     return zz
 
 
+#: what a finite-n law offers (named by the refusals of the Law methods it does not have)
+OFFERS = ("moments, moment_corrections, g1_expression, cauchy, density, cdf, atoms, support, "
+          "cut_points and correction_cauchy/density/cdf/atoms")
+
+_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\([^)]*\))?: ")
+
+
+def _public(method):
+    """Name the public method the user called in a freeprob error raised inside it (the
+    messages of the helpers and of the limit law's evaluator name ``correction_density``,
+    ``AlgebraicCauchy.cauchy``, …): the leading ``name: `` becomes ``FiniteNLaw.<method>: ``
+    (the class's own name for a subclass)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        who = f"{type(self).__name__}.{method.__name__}"
+        try:
+            return method(self, *args, **kwargs)
+        except (FreeprobValueError, NotAvailable, PrecisionError) as exc:
+            msg = str(exc)
+            if msg.startswith(who + ": ") or not _PREFIX.match(msg):
+                raise
+            try:
+                new = type(exc)(_PREFIX.sub(who + ": ", msg, count=1))
+            except TypeError:                  # pragma: no cover - an exception class with other arguments
+                raise exc from None
+            raise new from exc
+    return wrapper
+
+
+def _no_ball(ball, who):
+    """Refuse ``ball=True``: finite-n values are not certified."""
+    if ball is not False:
+        raise NotAvailable(
+            f"FiniteNLaw.{who}: ball=True is not available: the finite-n values (limit + 1/n term) "
+            "are computed at dps digits of working precision but not certified, and the 1/n "
+            f"expansion has an O(1/n²) error; use dps=, or .limit.{who}(..., ball=True) for the "
+            "limit law's certified enclosure")
+
+
+class NotALawMethod(NotAvailable, AttributeError):
+    """A :class:`~freeprob.laws.law.Law` method asked of a :class:`FiniteNLaw` (also an
+    ``AttributeError``, so ``hasattr`` and ``getattr(x, name, default)`` keep working)."""
+
+
 class FiniteNLaw:
     r"""The expected spectral law of a law's finite-n matrix model, to order ``1/n``.
 
@@ -88,7 +134,11 @@ class FiniteNLaw:
     number ``n`` and no free symbols; mpmath values at ``dps`` digits of working precision,
     not certified): :meth:`cauchy`, :meth:`density`, :meth:`cdf`, :meth:`atoms`,
     and the same for the correction alone (``correction_*``), :meth:`support` and
-    :meth:`cut_points` (those of the limit law).
+    :meth:`cut_points` (those of the limit law).  ``ball=True`` (accepted as on
+    :class:`~freeprob.laws.law.Law`) raises ``NotAvailable``: the values are not certified.  It
+    is a signed measure, not a Law: the Law methods it lacks (``free_cumulants``, ``quantile``,
+    ``r_transform``, ``finite_n``, …) raise ``NotAvailable`` (also an ``AttributeError``) saying
+    why and pointing at ``.limit``.  Errors name the public method called.
 
     Raises (at construction)
     ------------------------
@@ -113,12 +163,33 @@ class FiniteNLaw:
     def __repr__(self):
         return f"FiniteNLaw({self.limit!r}, n={self.n}, field={self.field!r})"
 
+    def __getattr__(self, name):
+        """The methods of :class:`~freeprob.laws.law.Law` a finite-n law does not have: a
+        :class:`~freeprob.errors.NotAvailable` (also an ``AttributeError``) saying why and
+        what it offers."""
+        if name.startswith("_") or not hasattr(Law, name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name == "finite_n":
+            why = ("this is already a finite-n law (to order 1/n); take .limit.finite_n(m) for "
+                   "another n")
+        elif name in ("quantile", "flat_levels"):
+            why = ("the corrected cdf F + F₁/n is a signed measure's: it dips within O(1/n) of "
+                   "an edge and is not monotone, so it has no inverse; use cdf, or "
+                   f".limit.{name}(...) for the limit law's")
+        else:
+            why = ("a finite-n law is a signed measure (the limit law plus a 1/n correction of "
+                   "total mass 0), not a Law: cumulants, transforms, orthogonal polynomials and "
+                   f"the operations are defined for the limit law, .limit.{name}(...)")
+        raise NotALawMethod(f"FiniteNLaw.{name}: not available: {why}. A FiniteNLaw offers "
+                             f"{OFFERS}")
+
     @property
     def free_symbols(self) -> set:
         """The symbols of the limit law's parameters and of ``n``."""
         return set(self.limit.free_symbols) | set(self.n.free_symbols)
 
     # -- exact --------------------------------------------------------------------
+    @_public
     def moment_corrections(self, k, *, dps=None):
         r"""The exact ``1/n`` coefficients ``(c_0 = 0, c_1, …, c_k)``:
         ``E tr_n X_n^j = m_j + c_j/n + O(n^{-2})``.  All zero for ``field="complex"``.
@@ -133,6 +204,7 @@ class FiniteNLaw:
             vals = [ring.to_sympy(v) for v in _rules.corrections(self.limit, ring, k)]
         return self._out(vals, dps, "moment_corrections")
 
+    @_public
     def moments(self, k, *, dps=None):
         r"""``(m_0, …, m_k)`` with ``m_j = m_j^∞ + c_j/n`` exactly (``n`` may be a symbol).
 
@@ -151,6 +223,7 @@ class FiniteNLaw:
         with mpmath.workdps(dps):
             return tuple(+v for v in out)
 
+    @_public
     def g1_expression(self):
         r"""``G₁`` as a sympy expression in ``G`` (the limit Cauchy transform) and ``z``
         (:mod:`freeprob.core.symbols`); ``0`` for ``field="complex"``.
@@ -175,15 +248,17 @@ class FiniteNLaw:
     def _scalar(self):
         return float(self.n)
 
-    def correction_cauchy(self, z, *, dps=None):
+    @_public
+    def correction_cauchy(self, z, *, dps=None, ball=False):
         """``G₁(z)`` (mpc); a real ``z`` inside the support means ``z + i0``, and
         ``G₁(z̄) = conj G₁(z)`` below the axis (``ρ₁`` is a real measure).
 
         Raises ``FreeprobValueError`` (free symbols, ``z`` not a finite complex number),
         ``NotAvailable`` (no numeric rule, e.g. ⊠ with a zero-mean factor)."""
+        _no_ball(ball, "correction_cauchy")
         dps = dps_or_default(dps, "correction_cauchy")
         self.check_numeric("FiniteNLaw.correction_cauchy")
-        z = _finite_z(z, "FiniteNLaw.cauchy")
+        z = _finite_z(z, "FiniteNLaw.correction_cauchy")
         if z.imag < 0:
             return mpmath.conj(self.correction_cauchy(mpmath.conj(z), dps=dps))
         if self.field == "complex":
@@ -194,9 +269,11 @@ class FiniteNLaw:
         with mpmath.workdps(dps):
             return +val
 
-    def cauchy(self, z, *, dps=None):
+    @_public
+    def cauchy(self, z, *, dps=None, ball=False):
         """``G(z) + G₁(z)/n`` (mpc), ``z`` off the real axis (``G(z̄) = conj G(z)``).  Errors as
-        :meth:`correction_cauchy`."""
+        :meth:`correction_cauchy`; ``ball=True`` is refused (``NotAvailable``: not certified)."""
+        _no_ball(ball, "cauchy")
         dps = dps_or_default(dps, "cauchy")
         z = _finite_z(z, "FiniteNLaw.cauchy")
         if z.imag < 0:
@@ -207,43 +284,61 @@ class FiniteNLaw:
         with mpmath.workdps(dps):
             return +val
 
-    def support(self, *, dps=None):
-        """The support intervals of the limit law (those of the correction's density)."""
+    @_public
+    def support(self, *, dps=None, ball=False):
+        """The support intervals of the limit law (those of the correction's density);
+        ``ball=True``: ``NotAvailable`` (use ``.limit.support(ball=True)``)."""
+        _no_ball(ball, "support")
         return self.limit.support(dps=dps)
 
+    @_public
     def cut_points(self, *, dps=None):
         """The cut points of the limit law (:meth:`freeprob.laws.law.Law.cut_points`)."""
         return self.limit.cut_points(dps=dps)
 
-    def correction_density(self, x, *, dps=None):
+    @_public
+    def correction_density(self, x, *, dps=None, ball=False):
         r"""``ρ₁(x) = −Im G₁(x + i0)/π`` (0 outside the support; the atoms are apart), at a
         real ``x`` or a sorted list.  Errors as :meth:`correction_cauchy`."""
+        _no_ball(ball, "correction_density")
         return _m.correction_density(self, x, dps)
 
-    def density(self, x, *, dps=None, rtol=None):
+    @_public
+    def density(self, x, *, dps=None, ball=False, rtol=None):
         r"""The corrected density ``ρ(x) + ρ₁(x)/n`` (signed near the edges), scalar or list;
-        ``rtol`` (as :meth:`Law.density`'s float fast path) is met by 15 digits."""
+        ``rtol`` (as :meth:`Law.density`'s float fast path) is met by 15 digits.  Errors as
+        :meth:`correction_cauchy`; ``ball=True``: ``NotAvailable`` (not certified)."""
+        _no_ball(ball, "density")
         return _m.density(self, x, 15 if rtol is not None and dps is None else dps)
 
-    def correction_atoms(self, *, dps=None):
+    @_public
+    def correction_atoms(self, *, dps=None, ball=False):
         r"""The atoms ``(location, mass)`` of ``ρ₁`` (mpf): the real poles of ``G₁`` with their
         residues (at the support edges, the limit's atoms and cut points); the corrected
         law's atoms are ``mass/n``."""
+        _no_ball(ball, "correction_atoms")
         return _m.correction_atoms(self, dps)
 
-    def atoms(self, *, dps=None):
-        r"""Atoms of the corrected law: the limit's atoms plus ``ρ₁``'s atoms over ``n``."""
+    @_public
+    def atoms(self, *, dps=None, ball=False):
+        r"""Atoms of the corrected law: the limit's atoms plus ``ρ₁``'s atoms over ``n``
+        (``ball=True``: ``NotAvailable``, not certified)."""
+        _no_ball(ball, "atoms")
         return _m.atoms(self, dps)
 
-    def correction_cdf(self, x, *, dps=None):
+    @_public
+    def correction_cdf(self, x, *, dps=None, ball=False):
         r"""``F₁(x) = ρ₁((−∞, x])`` (total mass 0, so ``F₁ = 0`` left and right of
         everything), by quadrature of ``G₁`` along a path in the upper half-plane (Cauchy's
         theorem: the path passes above the atoms and picks them up)."""
+        _no_ball(ball, "correction_cdf")
         return _m.correction_cdf(self, x, dps)
 
-    def cdf(self, x, *, dps=None):
+    @_public
+    def cdf(self, x, *, dps=None, ball=False):
         r"""The corrected cdf ``F(x) + F₁(x)/n`` (monotone only approximately: it is not
-        clipped)."""
+        clipped; ``ball=True``: ``NotAvailable``, not certified)."""
+        _no_ball(ball, "cdf")
         dps = dps_or_default(dps, "cdf")
         f1 = self.correction_cdf(x, dps=dps)
         with mpmath.workdps(dps + 5):

@@ -33,7 +33,7 @@ import sympy as sp
 
 from freeprob.core.params import check_order, dps_or_default
 from freeprob.errors import FreeprobValueError
-from freeprob.laws.finite_n import FiniteNLaw
+from freeprob.laws.finite_n import FiniteNLaw, _no_ball, _public
 from freeprob.laws.law import Law
 
 __all__ = ["CombinedFiniteNLaw"]
@@ -98,6 +98,7 @@ class CombinedFiniteNLaw(FiniteNLaw):
         return ((self.base, 1), (self.reference, -1))
 
     # -- exact --------------------------------------------------------------------
+    @_public
     def moments(self, k, *, dps=None):
         r"""``(m_0, …, m_k)``: ``m_j(base) + m_j(finite_n) − m_j(reference)`` exactly, where
         ``m_j(finite_n) = m_j(finite_n.limit) + c_j/n`` (:meth:`moment_corrections` are the
@@ -108,9 +109,11 @@ class CombinedFiniteNLaw(FiniteNLaw):
         return self._out([f + x - y for f, x, y in zip(own, b, r)], dps, "moments")
 
     # -- numeric ---------------------------------------------------------------------
-    def cauchy(self, z, *, dps=None):
+    @_public
+    def cauchy(self, z, *, dps=None, ball=False):
         """``G_F(z) + G_base(z) − G_reference(z)`` (mpc), ``Im z > 0``.  Errors as
         :meth:`FiniteNLaw.cauchy` and :meth:`Law.cauchy`."""
+        _no_ball(ball, "cauchy")
         dps = dps_or_default(dps, "cauchy")
         val = FiniteNLaw.cauchy(self, z, dps=dps + 5)
         with mpmath.workdps(dps + 5):
@@ -119,9 +122,11 @@ class CombinedFiniteNLaw(FiniteNLaw):
         with mpmath.workdps(dps):
             return +val
 
-    def support(self, *, dps=None):
+    @_public
+    def support(self, *, dps=None, ball=False):
         """The union of the supports of ``finite_n.limit``, ``base`` and ``reference``
         (intervals that overlap or touch merged), mpf."""
+        _no_ball(ball, "support")
         ivs = sorted((_mpf(a), _mpf(b)) for law in (self.limit, self.base, self.reference)
                      for a, b in law.support(dps=dps))
         out = []
@@ -132,6 +137,7 @@ class CombinedFiniteNLaw(FiniteNLaw):
                 out.append((a, b))
         return tuple(out)
 
+    @_public
     def cut_points(self, *, dps=None):
         """The three laws' cut points, and every edge of one of their supports that lies
         inside the union (sorted mpf, duplicates within ``1e-12`` relative removed)."""
@@ -146,10 +152,12 @@ class CombinedFiniteNLaw(FiniteNLaw):
                 out.append(p)
         return tuple(out)
 
-    def density(self, x, *, dps=None, rtol=None):
+    @_public
+    def density(self, x, *, dps=None, ball=False, rtol=None):
         r"""The density of the sum: ``finite_n``'s corrected density plus ``base``'s minus
         ``reference``'s (signed), scalar or sorted list; ``rtol`` as :meth:`FiniteNLaw.density`
         (floats to that accuracy from the two ordinary laws)."""
+        _no_ball(ball, "density")
         own = FiniteNLaw.density(self, x, dps=dps, rtol=rtol)
         many = isinstance(x, list | tuple)
         if rtol is not None and many:
@@ -162,10 +170,12 @@ class CombinedFiniteNLaw(FiniteNLaw):
         vals = [o + sum(sgn * _mpf(e[i]) for e, (_, sgn) in zip(extra, self._parts())) for i, o in enumerate(own)]
         return vals if many else vals[0]
 
-    def atoms(self, *, dps=None):
+    @_public
+    def atoms(self, *, dps=None, ball=False):
         r"""Atoms of the sum: ``finite_n``'s (its limit's and ``ρ₁``'s over ``n``) plus
         ``base``'s minus ``reference``'s, merged by location; masses that cancel (below
         ``1e-14``) are dropped."""
+        _no_ball(ball, "atoms")
         dps = dps_or_default(dps, "atoms")
         merged = [[_mpf(a), _mpf(m)] for a, m in FiniteNLaw.atoms(self, dps=dps)]
         for law, sgn in self._parts():
@@ -180,8 +190,10 @@ class CombinedFiniteNLaw(FiniteNLaw):
         with mpmath.workdps(dps):
             return tuple((+a, +m) for a, m in sorted(merged) if abs(m) > _ZERO_MASS)
 
-    def cdf(self, x, *, dps=None):
+    @_public
+    def cdf(self, x, *, dps=None, ball=False):
         r"""``F_F(x) + F_base(x) − F_reference(x)`` (not clipped: the sum is signed)."""
+        _no_ball(ball, "cdf")
         dps = dps_or_default(dps, "cdf")
         val = FiniteNLaw.cdf(self, x, dps=dps + 5)
         with mpmath.workdps(dps + 5):

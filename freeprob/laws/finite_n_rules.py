@@ -314,6 +314,37 @@ def _(law: FreeMul, ring, k):
 
 
 # -- structure: canonical laws, models, sizes -----------------------------------------
+def power_model(law, t) -> Law:
+    r"""The law of the same family whose model is that of ``free_power(law, t)`` (any ``t``
+    for a law that :func:`is_canonical`; for an integer ``t`` it has the law of the sum of
+    ``t`` copies): ``t`` pushed into the family parameters (``Semicircle(a, v)`` →
+    ``Semicircle(ta, tv)``, ``FreePoisson(λ, α)`` → ``FreePoisson(tλ, α)``, the compound free
+    Poisson's rate, a Dirac's point; through shifts (``a → ta``), dilations, free sums and
+    free powers).  Its model's sizes are those of ``free_power(law, t)`` (:func:`check_sizes`:
+    ``free_power(FreePoisson(1), 3/2)`` at ``n`` needs ``3n/2`` columns, as
+    ``FreePoisson(3/2)``).
+
+    Raises ``NotAvailable`` for a law that is not :func:`is_canonical` (no family closed under
+    non-integer powers: such a power has no finite-n matrix model here)."""
+    if isinstance(law, Semicircle):
+        return Semicircle(t * law.mean, t * law.variance)
+    if isinstance(law, FreePoisson):
+        return FreePoisson(t * law.rate, law.jump)
+    if isinstance(law, CompoundFreePoisson) and isinstance(law.jump_law, Atomic):
+        return CompoundFreePoisson(t * law.rate, law.jump_law)
+    if isinstance(law, Atomic) and len(law.points) == 1:
+        return Atomic((t * law.points[0],))
+    if isinstance(law, Shift):
+        return Shift(power_model(law.law, t), t * law.a)
+    if isinstance(law, Dilate):
+        return Dilate(power_model(law.law, t), law.c)
+    if isinstance(law, FreeAdd):
+        return FreeAdd(tuple(power_model(sub, t) for sub in law.laws))
+    if isinstance(law, FreePower):
+        return power_model(law.law, t * law.t)
+    return _rule(FreePower(law, t), None, 0)
+
+
 def is_canonical(law) -> bool:
     """True if ``law``'s model is known to have exactly the canonical correction ``M⁺``
     (GOE, real Wishart, real sample covariance with an atomic population, Dirac, and their
@@ -361,11 +392,10 @@ def model(law, field="real") -> str:
         return (f"√X Y √X, X = {model(law.left, field)}, Y = {model(law.right, field)}, "
                 "independent")
     if isinstance(law, FreePower):
-        if _power_is_modelled(law.law, law.t) and sign(law.t - sp.floor(law.t)) == 0:
-            return f"sum of {law.t} independent copies of ({model(law.law, field)})"
-        if _power_is_modelled(law.law, law.t):
-            return f"the same family at t = {law.t} times its rate/variance"
-        _rule(law, None, 0)
+        if is_canonical(law.law) or sign(law.t - sp.floor(law.t)) != 0:
+            return (f"{model(power_model(law.law, law.t), field)} (the same family at t = {law.t} "
+                    "times its rate/variance)")
+        return f"sum of {law.t} independent copies of ({model(law.law, field)})"
     if isinstance(law, Pushforward):
         return f"p(X), p = {law.polynomial}, X = {model(law.law, field)}"
     if isinstance(law, Mixture):
@@ -414,9 +444,11 @@ def check_sizes(law, N):
     elif isinstance(law, Atomic):
         for x, wt in zip(law.points, law.weights):
             _integer_size(wt * N, f"the multiplicity of the eigenvalue {x} ({wt}·{N})")
+    elif isinstance(law, FreePower) and (is_canonical(law.law) or sign(law.t - sp.floor(law.t)) != 0):
+        # a power that stays in its family (any t) is that family member, with its sizes (the
+        # sum of t copies has the same law where the copies' sizes are whole)
+        check_sizes(power_model(law.law, law.t), N)
     elif isinstance(law, Shift | Dilate | Pushforward | FreePower):
-        if isinstance(law, FreePower) and not _power_is_modelled(law.law, law.t):
-            _rule(law, None, 0)
         check_sizes(law.law, N)
     elif isinstance(law, FreeAdd):
         for sub in law.laws:

@@ -40,7 +40,6 @@ import sys
 import types
 from functools import cached_property
 
-import flint
 import mpmath
 import sympy as sp
 
@@ -118,35 +117,20 @@ class _LawModule(types.ModuleType):
 sys.modules[__name__].__class__ = _LawModule
 
 
-def _ball_to_mpf(x):
-    man, exp = x.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
-
-
-def _certified(balls, dps):
-    """mpf values of ``balls`` correct to ``dps`` digits, or ``None`` if not certified."""
-    tol = flint.arb(10) ** (-(dps + 3))
-    scale = max([abs(b.mid()) for b in balls] + [flint.arb(1)])
-    out = []
-    with mpmath.workdps(dps):
-        for b in balls:
-            if b.rad() == 0 or (not b.contains(0) and b.rad() <= tol * abs(b.mid())):
-                out.append(_ball_to_mpf(b))      # rounded once, to dps digits
-            elif b.contains(0) and b.rad() <= tol * scale:
-                out.append(mpmath.mpf(0))
-            else:
-                return None
-    return out
-
-
 def _no_raw_convergence_errors(method):
     """Turn mpmath's ``NoConvergence`` (root isolation of badly scaled equations, e.g. the
-    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`."""
+    attention laws at β ≳ 20 with θ1 = e^{β²} − 1) into a :class:`PrecisionError`, and name
+    the method called in the evaluator's errors (``AlgebraicCauchy.cauchy: …`` → ``cauchy: …``)."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
+        except (FreeprobValueError, NotAvailable, PrecisionError) as exc:
+            head, sep, rest = str(exc).partition(": ")
+            if sep and head.startswith("AlgebraicCauchy."):     # an internal name: the user's instead
+                exc.args = (f"{method.__name__}: {rest}",) + exc.args[1:]
+            raise
         except mpmath.libmp.libhyper.NoConvergence as exc:
             # mean_normalized gives a Dilate: advising it again would send the user round
             hint = ("" if type(self).__name__ == "Dilate" else
@@ -347,12 +331,13 @@ class Law:
                     mpmath.mpf(mpmath.libmp.from_rational(int(v.p), int(v.q), prec, "n"))
                     for v in vals
                 )
+        from freeprob.numeric.balls import certified_values
         prec = int(dps * 3.3219280948873626) + GUARD_BITS
         while prec <= MAX_PREC_BITS:
             ball = BallRing(prec)
             with ball.context():
                 vals = fn(ball)
-                out = _certified(vals, dps)
+                out = certified_values(vals, dps)
             if out is not None:
                 return tuple(out)
             prec *= 2

@@ -14,7 +14,7 @@ import sympy as sp
 from freeprob.errors import NotAvailable
 from freeprob.numeric.rootkernel import _arb, _Pt
 
-__all__ = ["Ball", "ComplexBall", "check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around",
+__all__ = ["Ball", "certified_values", "ComplexBall", "check_ball", "enclose", "exact_arb", "meets", "ball_around", "acb_around",
            "krawczyk", "krawczyk_taylor", "proven", "shows_proven"]
 
 arb, acb = flint.arb, flint.acb
@@ -395,3 +395,27 @@ def check_ball(ball, who):
         from freeprob.errors import FreeprobValueError
         raise FreeprobValueError(f"AlgebraicCauchy.{who}: `ball` must be True or False; got {ball!r}")
     return ball
+
+
+def _ball_to_mpf(x):
+    man, exp = x.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def certified_values(balls, dps):
+    """mpf values of the real balls ``balls`` (``flint.arb``) correct to ``dps`` digits: each
+    midpoint rounded once when its radius is within ``10^-(dps+3)`` of its size (or of the
+    largest, for a ball around 0, which becomes 0); ``None`` if any ball is wider.  Raises
+    nothing.  Source: docs/guide/cauchy.md (``ball=True``)."""
+    tol = flint.arb(10) ** (-(dps + 3))
+    scale = max([abs(b.mid()) for b in balls] + [flint.arb(1)])
+    out = []
+    with mpmath.workdps(dps):
+        for b in balls:
+            if b.rad() == 0 or (not b.contains(0) and b.rad() <= tol * abs(b.mid())):
+                out.append(_ball_to_mpf(b))      # rounded once, to dps digits
+            elif b.contains(0) and b.rad() <= tol * scale:
+                out.append(mpmath.mpf(0))
+            else:
+                return None
+    return out
