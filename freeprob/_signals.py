@@ -121,7 +121,7 @@ def deferred_signals(cleanup=None):
     Yields the list of signal numbers received so far (in order; a Ctrl-C is added on
     leaving).  Raises whatever the re-raised signal raises; ``cleanup``'s exceptions are
     suppressed (best effort after an interrupt).  Source: this project's design
-    (docs/guide/cli.md, "Stopping a command"); POSIX: an ignored signal stays ignored over
+    (docs/guide/cli.md, "Interrupting and progress"); POSIX: an ignored signal stays ignored over
     ``fork`` and ``execve``, and Python keeps it so at start-up."""
     got = []
     if threading.current_thread() is not threading.main_thread():

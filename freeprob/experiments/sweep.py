@@ -54,7 +54,8 @@ from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
            "LOCAL_CLUSTER_OPTIONS", "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
-           "CONNECT_TIMEOUT", "CLOSE_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor", "TRANSIENT"]
+           "CONNECT_TIMEOUT", "CLOSE_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor",
+           "TRANSIENT"]
 
 #: key of an ``"object"`` cell's result dict that is handed to ``on_result`` but never stored
 #: (e.g. a law's set-up for the main process, :mod:`freeprob.experiments.verify_laws`)
@@ -270,7 +271,8 @@ def _is_missing_freeprob(exc):
 
 # Terminated, interruption, sigterm_as_interrupt: the one SIGTERM handler (freeprob._signals),
 # re-exported here where they were
-from freeprob._signals import Terminated, deferred_signals, interruption, sigterm_as_interrupt  # noqa: E402,F401
+from freeprob._signals import (Terminated, deferred_signals, interruption,  # noqa: E402,F401
+                               sigterm_as_interrupt)
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"

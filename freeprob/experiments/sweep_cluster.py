@@ -2,7 +2,7 @@
 cut short: a command that stops (Ctrl-C, SIGTERM) must exit within seconds, with no
 traceback from Dask's exit handler.
 
-Source: this project's design (docs/guide/cli.md, "Stopping a command"); Dask distributed,
+Source: this project's design (docs/guide/cli.md, "Interrupting and progress"); Dask distributed,
 https://distributed.dask.org (``Client.close(timeout=…)``, ``SpecCluster.close(timeout=…)``).
 """
 from __future__ import annotations
