@@ -58,7 +58,10 @@ _WATCHER_READY = 10
 
 
 def _start_watcher():
-    """The Ctrl-C watcher (:data:`_WATCHER`) once ready, or ``None`` if it cannot start."""
+    """The Ctrl-C watcher (:data:`_WATCHER`) once ready, or ``None`` if it cannot start
+    (or off POSIX, where process groups and ``select`` on pipes are missing)."""
+    if os.name != "posix":
+        return None
     import select
     import subprocess
     try:
