@@ -291,19 +291,22 @@ def _watcher_running(pid):
 
 
 @needs_proc
-@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"),
-                                               (signal.SIGTERM, 143, "terminated (SIGTERM)")],
-                         ids=["ctrl-c", "sigterm"])
-def test_verify_stops_while_its_cluster_starts(tmp_path, sig, status, word):
+@pytest.mark.parametrize("command, sig, status, line", [
+    ("verify", signal.SIGINT, 130, "freeprob: interrupted; finished cells are kept and a rerun resumes"),
+    ("verify", signal.SIGTERM, 143, "freeprob: terminated (SIGTERM); finished cells are kept and a rerun resumes"),
+    ("readout", signal.SIGINT, 130, "freeprob: interrupted")], ids=["verify-ctrl-c", "verify-sigterm", "readout"])
+def test_a_sweep_stops_while_its_cluster_starts(tmp_path, command, sig, status, line):
     """The newcomer's report: a Ctrl-C while verify's LocalCluster starts was ignored (the
     run finished with status 0), a SIGTERM left Dask's exit handler a half-built cluster
     (a traceback).  Both now stop the run as soon as the cluster is up: the usual status
     and line, no traceback (none from a worker either), no table.  Sent to the process
-    group, as the terminal and ``timeout`` do."""
+    group, as the terminal and ``timeout`` do.  Readout, stopped before a comparison ran,
+    printed nothing: now the one line too."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     env.pop(ENV_IN_PROCESS, None)
-    argv = ["verify", "--quick", "--configs", "gpt2-small", "--workers", "2", "--no-figures", "--no-progress",
-            "--out", "x"]
+    argv = {"verify": ["verify", "--quick", "--configs", "gpt2-small", "--no-progress"],
+            "readout": ["readout", "head-count", "--quick", "--seeds", "2"]}[command]
+    argv += ["--workers", "2", "--no-figures", "--out", "x"]
     proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", *argv], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -315,5 +318,5 @@ def test_verify_stops_while_its_cluster_starts(tmp_path, sig, status, word):
         time.sleep(0.02)
     out, err = _stop(proc, sig, group=True)
     assert proc.returncode == status, err
-    assert err.strip().splitlines() == [f"freeprob: {word}; finished cells are kept and a rerun resumes"]
+    assert err.strip().splitlines() == [line]
     assert out == ""
