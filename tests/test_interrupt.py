@@ -290,11 +290,15 @@ def _watcher_running(pid):
     return False
 
 
+_KEPT = "; finished cells are kept and a rerun resumes"
+
+
 @needs_proc
 @pytest.mark.parametrize("command, sig, status, line", [
-    ("verify", signal.SIGINT, 130, "freeprob: interrupted; finished cells are kept and a rerun resumes"),
-    ("verify", signal.SIGTERM, 143, "freeprob: terminated (SIGTERM); finished cells are kept and a rerun resumes"),
-    ("readout", signal.SIGINT, 130, "freeprob: interrupted")], ids=["verify-ctrl-c", "verify-sigterm", "readout"])
+    ("verify", signal.SIGINT, 130, "freeprob: interrupted" + _KEPT),
+    ("verify", signal.SIGTERM, 143, "freeprob: terminated (SIGTERM)" + _KEPT),
+    ("readout", signal.SIGINT, 130, "freeprob: interrupted")],
+    ids=["verify-ctrl-c", "verify-sigterm", "readout"])
 def test_a_sweep_stops_while_its_cluster_starts(tmp_path, command, sig, status, line):
     """The newcomer's report: a Ctrl-C while verify's LocalCluster starts was ignored (the
     run finished with status 0), a SIGTERM left Dask's exit handler a half-built cluster
