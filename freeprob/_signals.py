@@ -3,10 +3,12 @@ library only, so that the law commands load no experiments module to install it)
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 
-__all__ = ["Terminated", "interruption", "sigterm_as_interrupt"]
+__all__ = ["Terminated", "interruption", "sigterm_as_interrupt", "deferred_signals"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -40,3 +42,119 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+#: the signals that stop a command: Ctrl-C and SIGTERM
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: a helper process that reports the Ctrl-Cs its process group receives (one byte ``i``
+#: each on stdout) until its stdin closes; ``r`` when ready
+_WATCHER = ("import os, signal\n"
+            "signal.signal(signal.SIGINT, lambda s, f: os.write(1, b'i'))\n"
+            "os.write(1, b'r')\n"
+            "while os.read(0, 1):\n"
+            "    pass\n")
+#: seconds to wait for the helper to be ready (else Ctrl-C is ignored during the block)
+_WATCHER_READY = 10
+
+
+def _start_watcher():
+    """The Ctrl-C watcher (:data:`_WATCHER`) once ready, or ``None`` if it cannot start
+    (or off POSIX, where process groups and ``select`` on pipes are missing)."""
+    if os.name != "posix":
+        return None
+    import select
+    import subprocess
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHER], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    ready, _, _ = select.select([proc.stdout], [], [], _WATCHER_READY)
+    if not ready or os.read(proc.stdout.fileno(), 1) != b"r":
+        _stop_watcher(proc)
+        return None
+    return proc
+
+
+def _stop_watcher(proc):
+    """Stop the watcher (within 2 s); whether it saw a Ctrl-C."""
+    import select
+    import subprocess
+    with contextlib.suppress(OSError):
+        proc.stdin.close()                    # the watcher's read ends: it exits
+    out, fd = b"", proc.stdout.fileno()
+    try:
+        while select.select([fd], [], [], 2)[0]:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            out += chunk
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()
+    return b"i" in out
+
+
+@contextlib.contextmanager
+def deferred_signals(cleanup=None):
+    """Hold Ctrl-C (SIGINT) and SIGTERM back during a start-up that must not be cut in the
+    middle (a Dask ``LocalCluster`` spawning its worker processes), then act on them.
+
+    Within the block SIGINT is *ignored*, so that every process started in the block
+    inherits it ignored: Ctrl-C, which the terminal sends to the whole process group,
+    then stops only this process (which stops the cluster) instead of printing every
+    worker's ``KeyboardInterrupt`` traceback.  A Ctrl-C is still seen: a small helper
+    process in the same process group (:data:`_WATCHER`) reports the SIGINTs the group
+    receives (the terminal's Ctrl-C, ``timeout -s INT``, ``kill -INT -PGID``; a SIGINT sent
+    to this process alone, ``kill -INT PID``, is lost within the block).  A SIGTERM is
+    recorded by a handler.  On leaving the block, if a signal arrived: ``cleanup()`` runs
+    first (undo the start, e.g. close the cluster with a bounded timeout; SIGINT still
+    ignored, SIGTERM still recorded), then the previous handlers are restored and the
+    first signal is raised again in this process, so that it has exactly its usual effect
+    (``KeyboardInterrupt`` for Ctrl-C, :class:`Terminated` under
+    :func:`sigterm_as_interrupt`, death by the default action otherwise).  A signal that
+    was ignored before the block stays ignored.  No-op off the main thread (where
+    handlers cannot be set).
+
+    Yields the list of signal numbers received so far (in order; a Ctrl-C is added on
+    leaving).  Raises whatever the re-raised signal raises; ``cleanup``'s exceptions are
+    suppressed (best effort after an interrupt).  Source: this project's design
+    (docs/guide/cli.md, "Interrupting and progress"); POSIX: an ignored signal stays ignored over
+    ``fork`` and ``execve``, and Python keeps it so at start-up."""
+    got = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def note(signum, frame):
+        if signum not in got:
+            got.append(signum)
+
+    old = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
+    old = {s: h for s, h in old.items() if h is not signal.SIG_IGN and h is not None}
+    watcher = _start_watcher() if signal.SIGINT in old else None
+    try:
+        if signal.SIGTERM in old:
+            signal.signal(signal.SIGTERM, note)
+        if signal.SIGINT in old:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        yield got
+    finally:
+        try:
+            if watcher is not None and _stop_watcher(watcher):
+                note(signal.SIGINT, None)
+            if got and cleanup is not None:
+                try:
+                    cleanup()
+                except Exception:             # noqa: BLE001 — undoing a start after an interrupt
+                    pass
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+        if got and got[0] in old:
+            signal.raise_signal(got[0])       # its usual effect, now that its handler is back

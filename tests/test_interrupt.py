@@ -200,3 +200,127 @@ def test_explore_progress_moves_within_a_cell(tmp_path, monkeypatch, capsys):
     first_whole = next(i for i, s in enumerate(states) if "| 1/1 [" in s)
     assert all(states.index(s) < first_whole for s in fractions)
     assert any("β = " in s for s in fractions)
+
+
+# --- the local Dask cluster's start: Ctrl-C and SIGTERM held back, then acted on ----------
+
+def test_sigterm_during_a_held_start_raises_terminated_after_the_cleanup():
+    """A SIGTERM inside :func:`deferred_signals` does not cut the block; on leaving it the
+    cleanup runs first, then Terminated is raised (under sigterm_as_interrupt, as in every
+    command) and the handlers are as before."""
+    from freeprob._signals import deferred_signals
+    steps = []
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with sigterm_as_interrupt():
+        with pytest.raises(Terminated):
+            with deferred_signals(cleanup=lambda: steps.append("cleanup")) as got:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.1)                       # the handler has run: it only noted it
+                steps.append("start finished")
+        assert got == [signal.SIGTERM] and steps == ["start finished", "cleanup"]
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN     # once: as sigterm_as_interrupt does
+    # no signal: no cleanup, nothing raised; the handlers are those of before
+    with sigterm_as_interrupt(), deferred_signals(cleanup=lambda: steps.append("again")) as got:
+        pass
+    assert got == [] and steps == ["start finished", "cleanup"]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+_HELD_CTRL_C = """
+import os, signal, subprocess, sys, time
+from freeprob._signals import deferred_signals
+steps = []
+try:
+    with deferred_signals(cleanup=lambda: steps.append("cleanup")):
+        child = subprocess.run([sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) "
+                                "is signal.SIG_IGN)"], capture_output=True, text=True).stdout.strip()
+        os.killpg(0, signal.SIGINT)                # Ctrl-C: the terminal signals the process group
+        time.sleep(0.2)
+        steps.append("start finished")
+    print("not raised")
+except KeyboardInterrupt:
+    print(child, steps, signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+def test_ctrl_c_during_a_held_start_is_kept_and_workers_ignore_it(tmp_path):
+    """A Ctrl-C (to the process group) inside :func:`deferred_signals`: a process started
+    in the block inherits SIGINT ignored (a Dask worker prints no traceback), the block
+    finishes, the cleanup runs, then KeyboardInterrupt is raised."""
+    proc = subprocess.run([sys.executable, "-c", _HELD_CTRL_C], capture_output=True, text=True, timeout=60,
+                          start_new_session=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout.strip() == "True ['start finished', 'cleanup'] True", proc.stderr
+
+
+def test_closing_a_dask_cluster_is_bounded(tmp_path):
+    """Every client/cluster close passes CLOSE_TIMEOUT; one that times out has its worker
+    processes killed and is reported as not closed (no hang, nothing raised)."""
+    from types import SimpleNamespace
+    from freeprob.experiments.sweep_cluster import CLOSE_TIMEOUT, close_bounded
+
+    class Cluster:
+        def __init__(self, fails, pid=None):
+            self.fails, self.timeouts = fails, []
+            self.workers = {} if pid is None else {"w": SimpleNamespace(process=SimpleNamespace(
+                process=SimpleNamespace(pid=pid)))}
+
+        def close(self, timeout=None):
+            self.timeouts.append(timeout)
+            if self.fails:
+                raise TimeoutError("closing")
+
+    ok = Cluster(False)
+    assert close_bounded(ok) is True and ok.timeouts == [CLOSE_TIMEOUT] and 0 < CLOSE_TIMEOUT <= 10
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    stuck = Cluster(True, worker.pid)
+    assert close_bounded(stuck) is False and stuck.timeouts == [CLOSE_TIMEOUT]
+    assert worker.wait(timeout=10) == -signal.SIGKILL
+
+
+def _watcher_running(pid):
+    """Whether the Ctrl-C watcher of deferred_signals runs under ``pid`` (the cluster starts)."""
+    for child in _children(pid):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as fh:
+                if b"b'i'" in fh.read():
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+_KEPT = "; finished cells are kept and a rerun resumes"
+
+
+@needs_proc
+@pytest.mark.parametrize("command, sig, status, line", [
+    ("verify", signal.SIGINT, 130, "freeprob: interrupted" + _KEPT),
+    ("verify", signal.SIGTERM, 143, "freeprob: terminated (SIGTERM)" + _KEPT),
+    ("readout", signal.SIGINT, 130, "freeprob: interrupted")],
+    ids=["verify-ctrl-c", "verify-sigterm", "readout"])
+def test_a_sweep_stops_while_its_cluster_starts(tmp_path, command, sig, status, line):
+    """The newcomer's report: a Ctrl-C while verify's LocalCluster starts was ignored (the
+    run finished with status 0), a SIGTERM left Dask's exit handler a half-built cluster
+    (a traceback).  Both now stop the run as soon as the cluster is up: the usual status
+    and line, no traceback (none from a worker either), no table.  Sent to the process
+    group, as the terminal and ``timeout`` do.  Readout, stopped before a comparison ran,
+    printed nothing: now the one line too."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env.pop(ENV_IN_PROCESS, None)
+    argv = {"verify": ["verify", "--quick", "--configs", "gpt2-small", "--no-progress"],
+            "readout": ["readout", "head-count", "--quick", "--seeds", "2"]}[command]
+    argv += ["--workers", "2", "--no-figures", "--out", "x"]
+    proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not _watcher_running(proc.pid):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the cluster did not start: {proc.communicate()[1][-2000:]}")
+        time.sleep(0.02)
+    out, err = _stop(proc, sig, group=True)
+    assert proc.returncode == status, err
+    assert err.strip().splitlines() == [line]
+    assert out == ""

@@ -515,15 +515,8 @@ def readout_command(args, out=None) -> int:
 
     from freeprob.experiments.comparisons import COMPARISONS, check_comparison, run_comparison
     from freeprob.experiments.cost import allow_large
-    from freeprob.experiments.store import (
-        ResultStore,
-        StoreError,
-        check_creatable,
-        check_out_name,
-        code_version,
-        refuse_store_targets,
-        store_path,
-    )
+    from freeprob.experiments.store import (ResultStore, StoreError, check_creatable, check_out_name,
+                                            code_version, refuse_store_targets, store_path)
     from freeprob.experiments.reports import ReportDir
     from freeprob.experiments.sweep import Executor, SchedulerError, check_executor, interruption
 
@@ -618,6 +611,7 @@ def readout_command(args, out=None) -> int:
             except KeyboardInterrupt as exc:      # Ctrl-C, or SIGTERM (freeprob.experiments.sweep.Terminated)
                 print(f"freeprob: readout {name}: {interruption(exc)[0]}; its finished cells are stored in "
                       f"{store.path} and a rerun resumes", file=sys.stderr, flush=True)
+                exc.freeprob_reported = True
                 raise
             except FreeprobValueError as exc:
                 if len(names) == 1:
@@ -764,7 +758,7 @@ def _main(argv):
         return status
     except KeyboardInterrupt as exc:       # Ctrl-C, or SIGTERM (freeprob.experiments.sweep.Terminated)
         word, status = interruption(exc)
-        if args.command != "readout":      # readout_command names the comparison and its store itself
+        if not getattr(exc, "freeprob_reported", False):     # readout names its comparison itself
             print(f"freeprob: {word}" + ("; finished cells are kept and a rerun resumes"
                                          if args.command == "verify" else ""), file=sys.stderr)
         return status

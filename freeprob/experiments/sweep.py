@@ -38,10 +38,8 @@ import logging
 import multiprocessing
 import os
 import re
-import signal
 import socket
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -49,13 +47,15 @@ from freeprob import _progress
 from freeprob._extras import require
 from freeprob._interruptible import WorkerDied, WorkerProcess
 from freeprob.experiments.sweep_progress import RunningCells, cell_bar, dask_progress_sink
+from freeprob.experiments.sweep_cluster import CLOSE_TIMEOUT, close_bounded, close_started_clusters
 from freeprob.experiments import store as _store  # noqa: F401 (fixes the code identity at import, on workers too)
 from freeprob._checks import check_int
 from freeprob.errors import FreeprobValueError
 
 __all__ = ["SweepCell", "Executor", "SchedulerError", "run_cells", "pending_cells", "max_local_workers",
            "LOCAL_CLUSTER_OPTIONS", "cell_seed", "SweepStats", "Terminated", "sigterm_as_interrupt", "interruption",
-           "CONNECT_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor", "TRANSIENT"]
+           "CONNECT_TIMEOUT", "CLOSE_TIMEOUT", "WORKERS_LOST_GRACE", "check_workers", "check_executor",
+           "TRANSIENT"]
 
 #: key of an ``"object"`` cell's result dict that is handed to ``on_result`` but never stored
 #: (e.g. a law's set-up for the main process, :mod:`freeprob.experiments.verify_laws`)
@@ -269,26 +269,10 @@ def _is_missing_freeprob(exc):
         or "No module named 'freeprob" in str(exc)
 
 
-@contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore SIGINT while a LocalCluster starts its worker processes: they inherit the
-    ignored signal, so Ctrl-C (which the terminal sends to the whole process group) reaches
-    only this process, which shuts the cluster down cleanly, instead of printing every
-    worker's KeyboardInterrupt traceback.  A Ctrl-C during these few seconds is ignored.
-    No-op off the main thread (where signal handlers cannot be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
 # Terminated, interruption, sigterm_as_interrupt: the one SIGTERM handler (freeprob._signals),
 # re-exported here where they were
-from freeprob._signals import Terminated, interruption, sigterm_as_interrupt  # noqa: E402,F401
+from freeprob._signals import (Terminated, deferred_signals, interruption,  # noqa: E402,F401
+                               sigterm_as_interrupt)
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
@@ -490,6 +474,7 @@ class Executor:
                 "a sweep was started inside a spawned worker process: a script that runs verify() or a "
                 "sweep must protect the call with `if __name__ == \"__main__\":` (the workers re-import the "
                 "script)")
+        before = set(distributed.SpecCluster._instances)
         try:
             # memory_limit=0: Dask's default per-worker cap (RAM / workers) would restart a
             # worker holding one large-n cell (n = 8192: a few GB); the OS decides instead.
@@ -499,31 +484,43 @@ class Executor:
             # (CPU time for a dashboard this cluster does not serve: measured 2 s a minute for
             # two idle workers, more under sympy's deep stacks).
             config = _sweep_extra("dask").config.set({"distributed.worker.profile.enabled": False})
-            with _sigint_ignored(), config:
+            # Ctrl-C and SIGTERM are held back while the cluster starts (an interrupt inside
+            # Dask's start-up leaves a half-built cluster that Dask's own exit handler then
+            # fails to close): the workers inherit SIGINT blocked (Ctrl-C, sent by the
+            # terminal to the whole process group, reaches only this process, which stops
+            # the cluster, instead of printing every worker's traceback); a signal that
+            # arrived closes the cluster (bounded) as soon as the start returns, and is then
+            # raised again: KeyboardInterrupt or Terminated, as at any other moment.
+            with deferred_signals(cleanup=lambda: self._close_dask(before)), config:
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             silence_logs=logging.CRITICAL, timeout=LOCAL_START_TIMEOUT,
                                             memory_limit=0, **LOCAL_CLUSTER_OPTIONS)
                 self.client = Client(self.cluster, set_as_default=False)
         except Exception as exc:
-            self.close()
+            self._close_dask(before)
             raise SchedulerError(f"the local Dask workers failed to start ({type(exc).__name__}: {exc}); "
                                  "if this is a script, protect the sweep with "
                                  "`if __name__ == \"__main__\":`; "
                                  "or run with --workers 1") from None
 
-    def close(self):
-        """Shut down the client and a local cluster, quietly (idempotent)."""
+    def _close_dask(self, before=None):
+        """Close the client and the cluster (bounded), quietly; with ``before`` (Dask's
+        cluster instances before a start), also a cluster whose start was cut short."""
         with contextlib.ExitStack() as quiet:
-            if self.cluster is not None or self.client is not None:
+            if self.cluster is not None or self.client is not None or before is not None:
                 silence = _sweep_extra("distributed.utils").silence_logging_cmgr
                 quiet.enter_context(silence(logging.CRITICAL))
             for obj in (self.client, self.cluster):
                 if obj is not None:
-                    try:
-                        obj.close()
-                    except Exception:       # shutting down after an interrupt: best effort
-                        pass
+                    close_bounded(obj)
             self.client = self.cluster = None
+            if before is not None:
+                close_started_clusters(before)
+
+    def close(self):
+        """Shut down the client and a local cluster, quietly (idempotent), each within
+        :data:`CLOSE_TIMEOUT` s (then the cluster's worker processes are killed)."""
+        self._close_dask()
         self.process.close()
         self._quiet.close()
 
