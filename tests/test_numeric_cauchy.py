@@ -495,3 +495,24 @@ def test_support_at_more_digits_reuses_the_test_points(monkeypatch):
         assert abs(a15 - a40) < 1e-14 * abs(a40) and abs(b15 - b40) < 1e-14 * abs(b40)
     # the edges are ±√(2e/6·(…)): a root of the special polynomial, to 40 digits
     assert abs(float(b40) + float(a40)) < 1e-14
+
+
+def test_density_float_in_chunks_continues_the_root():
+    """A tabulation in chunks (``TabulatedLaw.from_law``: 8 sorted ``density_float`` calls)
+    continues the root from the previous chunk's last point (``_grid_carry``) instead of
+    tracking it from far up: the values agree with one call over the whole grid and with the
+    closed form (Fuss–Catalan s = 2 on (0, 27/4): MP(1)⊠MP(1); MP(1/2) closed form)."""
+    for P, (lo, hi) in ((z**2 * G**3 - z * G + 1, (0.0, 6.75)), (mp_eq(R(1, 2)), (1.5 - 2 ** 0.5, 1.5 + 2 ** 0.5))):
+        xs = [lo + (hi - lo) * (i + 0.5) / 64 for i in range(64)]
+        whole = law(P).density_float(xs)
+        A, calls = law(P), []
+        track = A._select_boundary
+        A._select_boundary = lambda K, x: calls.append(x) or track(K, x)
+        chunks = [A.density_float(xs[j:j + 8]) for j in range(0, 64, 8)]
+        assert len(calls) == 1          # the first chunk's first point only
+        assert A._cache["grid_tail"] is not None and A._cache["grid_tail"][1] == xs[-1]
+        assert A._grid_carry([A._cache["grid_tail"][0]] * 2, [xs[-1]] * 2, A._special_floats()) is None
+        flat = [v for c in chunks for v in c]
+        assert all(abs(a - b) <= 1e-12 * abs(a) for a, b in zip(whole, flat))
+    f = mp_density(R(1, 2))
+    assert all(abs(v - float(f(mpf(x)))) <= 1e-9 * float(f(mpf(x))) for x, v in zip(xs, flat))

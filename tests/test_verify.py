@@ -775,7 +775,8 @@ def test_theory_job_hands_back_the_row_variances(monkeypatch):
     dims = dict(n=64, heads=2, d_k=8, d_v=8, d_o=16, d=64, scheme="independent", kv_groups=None)
     data = verify_laws.theory_job(dims, "0.9", "single", 50, finite_width=True)
     state = pickle.loads(data[TRANSIENT])
-    assert set(state) == {"law", "normaliser"} and (0.9, 8, 64) in state["normaliser"]
+    assert set(state) == {"law", "normaliser", "top_cauchy"} and (0.9, 8, 64) in state["normaliser"]
+    assert len(state["top_cauchy"]) >= 1     # G at the points of the worker's top search
     v = state["normaliser"][(0.9, 8, 64)]
     monkeypatch.setattr(nz, "_ROW_VARIANCES", {})
     monkeypatch.setattr(nz, "_row_variance_uncached", lambda *a: pytest.fail("quadrature redone"))
@@ -786,6 +787,15 @@ def test_theory_job_hands_back_the_row_variances(monkeypatch):
     adopt_transient(top, Cell, data)
     assert nz.empirical_row_variance(0.9, 8, 64) == v
     assert top(dims, "0.9", "single", 1.0) is not None
+    # the main process's searches start from the worker's values of G (not evaluated
+    # again), and the search at the mean strength gives the worker's prediction exactly
+    from freeprob.attention import Architecture
+    from freeprob.attention.spikes import spike_strength
+    _, law = top._law(dims, "0.9", "single")
+    known = law._cache[("top_cauchy", 15)]
+    assert all(known[lam] == g for lam, g in state["top_cauchy"].items())
+    mean = float(spike_strength(Architecture.from_dict(dims).with_beta("0.9"), "single"))
+    assert top(dims, "0.9", "single", mean) == data["predicted_top"]
     with pytest.raises(FreeprobValueError, match="row_variance_state"):
         nz.adopt_row_variances({(0.9, 8, 64): -1.0})
     with pytest.raises(FreeprobValueError, match="row_variance_state"):

@@ -25,6 +25,10 @@ from freeprob.experiments.sweep import TRANSIENT
 
 __all__ = ["OBJECT_LAWS", "law_dims", "theory_job", "adopt_transient"]
 
+#: the cache entry of the Cauchy transform's values at the points of the top-eigenvalue
+#: searches (:func:`freeprob.attention.spikes.predicted_top_eigenvalue` at its default 15 digits)
+TOP_CAUCHY_KEY = ("top_cauchy", 15)
+
 #: Sampler object → law constructor in :mod:`freeprob.attention`.
 OBJECT_LAWS = {"single": "attention_law", "concat": "concatenated_attention_law", "sum": "head_sum_law",
                "head_out": "head_output_law", "stack": "stacked_output_law", "out": "output_law",
@@ -49,7 +53,8 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
     the bulk law only; :func:`freeprob.experiments.verify_top.fw_top_prediction`), and the
     law's set-up under :data:`~freeprob.experiments.sweep.TRANSIENT` (pickled ``{"law":``
     :func:`freeprob.laws.numeric_state.numeric_state` ``, "normaliser":``
-    :func:`freeprob.attention.normaliser.row_variance_state` ``}``, ``None`` if it cannot be pickled);
+    :func:`freeprob.attention.normaliser.row_variance_state` ``, "top_cauchy":`` the values of
+    ``G`` its top search computed, ``{λ: float}``; ``None`` if it cannot be pickled);
     with ``finite_n`` the GE model's expected law at finite n
     (:mod:`freeprob.attention.finite_n`, theory §13); with both, the finite-width law plus the
     GE model's finite-n shift (:mod:`freeprob.attention.finite_n_width`, theory §13.8; no
@@ -67,7 +72,8 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
         from freeprob.attention.normaliser import row_variance_state
         from freeprob.laws.numeric_state import numeric_state
         try:
-            data[TRANSIENT] = pickle.dumps({"law": numeric_state(law), "normaliser": row_variance_state()})
+            data[TRANSIENT] = pickle.dumps({"law": numeric_state(law), "normaliser": row_variance_state(),
+                                            "top_cauchy": dict(law._cache.get(TOP_CAUCHY_KEY, {}))})
         except (pickle.PicklingError, TypeError, AttributeError):     # the main process derives it
             data[TRANSIENT] = None
     elif obj == "out_full":   # bulk = output law; the top eigenvalue is the common-row spike
@@ -78,7 +84,9 @@ def theory_job(dims, beta, obj, points, finite_width=False, finite_n=False):
 def adopt_transient(conditional, cell, result):
     """``on_result`` of the sweep (main process): give ``conditional`` (a
     :class:`~freeprob.experiments.verify_top.ConditionalTop`) the set-up of the finite-width
-    law a theory job returned, and the normaliser's row variances
+    law a theory job returned (with the values of ``G`` at the points of the job's top
+    search: the main process's searches of the same law start at the same points), and the
+    normaliser's row variances
     (:func:`freeprob.attention.normaliser.adopt_row_variances`); other cells and results
     without it are ignored.  Raises
     nothing (a set-up that cannot be read is derived again).  Source: this module's docstring."""
@@ -91,6 +99,6 @@ def adopt_transient(conditional, cell, result):
         from freeprob.attention.normaliser import adopt_row_variances
         adopt_row_variances(state["normaliser"])
         if state["law"] is not None:
-            conditional.adopt(kw["dims"], kw["beta"], kw["obj"], state["law"])
+            conditional.adopt(kw["dims"], kw["beta"], kw["obj"], state["law"], state.get("top_cauchy"))
     except (ValueError, TypeError, KeyError, pickle.UnpicklingError, ArithmeticError):
         pass

@@ -152,16 +152,25 @@ class ConditionalTop:
             self._archs[akey] = attention.Architecture.from_dict(dims).with_beta(str(beta))
         return self._archs[akey], self._laws[key]
 
-    def adopt(self, dims, beta, obj, state):
+    def adopt(self, dims, beta, obj, state, top_cauchy=None):
         """Set up the finite-width law of ``(dims, β, obj)`` from ``state``
         (:func:`freeprob.laws.numeric_state.numeric_state` of that law, computed by a
-        worker of this run) unless it is set up already.  Raises ``FreeprobValueError`` for
-        a state of the wrong form.  Source: :mod:`freeprob.laws.numeric_state`."""
+        worker of this run) unless it is set up already; ``top_cauchy``: the worker's values
+        ``{λ: G(λ)}`` (floats, 15 certified digits) at the points of its top-eigenvalue
+        search, kept for this law's searches
+        (:func:`~freeprob.attention.spikes.predicted_top_eigenvalue` evaluates ``G`` at the
+        same bracket points for every ``θ²``).  Raises ``FreeprobValueError`` for a state of
+        the wrong form.  Source: :mod:`freeprob.laws.numeric_state`."""
         from freeprob.laws.numeric_state import adopt_numeric_state
         key, ld = self._key(dims, beta, obj)
         if key not in self._laws:
             law = _arch_and_law(ld, str(beta), self._names[obj])[1]
             self._laws[key] = adopt_numeric_state(law, state)
+            if top_cauchy:
+                known = self._laws[key]._cache.setdefault(("top_cauchy", 15), {})
+                for lam, g in top_cauchy.items():
+                    if isinstance(lam, float) and isinstance(g, float):
+                        known.setdefault(lam, g)
 
     def __call__(self, dims, beta, obj, theta_sq):
         from freeprob.attention.spikes import predicted_top_eigenvalue

@@ -126,19 +126,40 @@ class _Grid:
         n = len(pts)
         out = [None] * n
         start = 0
+        carry = self._grid_carry(pts, fl, special)
         for i in range(1, n):
             # a special point between two points (decided exactly when doubles cannot)
             if fl[i] != fl[i - 1] and self._crosses(special, fl[i - 1], fl[i]) \
                     and self._mp_crosses(pts[i - 1], pts[i], 256):
-                self._grid_run(pts, fl, start, i, out, dps, ball, rtol, K, special)
-                start = i
+                self._grid_run(pts, fl, start, i, out, dps, ball, rtol, K, special, carry)
+                start, carry = i, None
         if n:
-            self._grid_run(pts, fl, start, n, out, dps, ball, rtol, K, special)
+            # the last point's root: the next grid (the next chunk of a tabulation) starts from it
+            self._cache["grid_tail"] = self._grid_run(pts, fl, start, n, out, dps, ball, rtol, K, special, carry)
         return out
 
-    def _grid_run(self, pts, fl, lo, hi, out, dps, ball, rtol, K, special):
+    def _grid_carry(self, pts, fl, special):
+        """The root at the last point of the previous grid (``(point, float, sel, is_mp)``,
+        kept by :meth:`_grid`) as the start of this grid's first run, when it lies just below
+        the first point (at most 4 of this grid's largest steps away) with no special point
+        in between (decided in doubles and at 256 bits): a tabulation in chunks then
+        continues the root from chunk to chunk instead of tracking it from far up at each
+        chunk's first point.  ``None`` otherwise."""
+        tail = self._cache.get("grid_tail")
+        if tail is None or len(fl) < 2 or tail[3]:
+            return None
+        step = max(b - a for a, b in zip(fl, fl[1:]))
+        if not 0 < fl[0] - tail[1] <= 4 * step or self._crosses(special, tail[1], fl[0]) \
+                or self._mp_crosses(tail[0], pts[0], 256):
+            return None
+        return tail
+
+    def _grid_run(self, pts, fl, lo, hi, out, dps, ball, rtol, K, special, carry=None):
         """Evaluate the points ``lo .. hi − 1`` of a grid (no special point between them)
-        into ``out``."""
+        into ``out``; ``carry``: the selected root at a point just below ``lo``
+        (:meth:`_grid_carry`), the start of the forward sweep when the point ``lo`` is
+        resolved by doubles.  Returns the ``(point, float, sel, is_mp)`` of the point
+        ``hi − 1`` (``None`` if its root was not selected)."""
         # Points at which doubles do not resolve the distance to a special point (the
         # clusters at the ends of the run) need the root at more bits.  Rather than tracking
         # it from far up for each of them, it is continued along the real axis in acb (or
@@ -154,6 +175,8 @@ class _Grid:
             # no point of the run resolved by doubles (all next to one special point): a
             # start on the same side of it, far enough for doubles, selected in doubles
             start = self._side_start(pts[lo], K)
+        elif first == lo:
+            start = carry
         order = list(range(first, hi)) + list(range(first - 1, lo - 1, -1))
 
         def prev_missing_ok(xe):
@@ -162,9 +185,10 @@ class _Grid:
             return self._nearest_special_gap(xe.xf)[0] <= 1e-6 * (1 + abs(xe.xf))
         prev = start    # (point, float, sel, is_mp) of the last point with a selected root
         anchor = None   # the same for the point ``first`` (restart of the backward sweep)
+        tail = None     # the same for the point ``hi − 1`` (the forward sweep's last)
         for k, i in enumerate(order):
             if k == hi - first:
-                prev = anchor
+                tail, prev = prev, anchor
             xe, xf = pts[i], fl[i]
             sel = None
             if self._near_atom(xf) is not None:       # the continuous part is evaluated
@@ -221,6 +245,7 @@ class _Grid:
             prev = cur
             if i == first:
                 anchor = cur
+        return prev if first == lo else tail
 
     def _side_start(self, pt, K):
         """``(point, float, sel, False)``: the root selected in doubles at a point on the
