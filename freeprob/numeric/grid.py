@@ -198,7 +198,11 @@ class _Grid:
             plan = self._plan(xe)
             cur = None
             if plan[1]:
-                if prev is not None and not self._crosses(special, prev[1], xf):
+                # (the run holds no special point, decided exactly in _grid; a neighbour
+                # within 1e-12 of a special point in doubles is decided again exactly here,
+                # rather than tracked from far up: next to a special point that is 10-30 ms)
+                if prev is not None and not (self._crosses(special, prev[1], xf)
+                                             and self._mp_crosses(prev[0], xe, 256)):
                     try:
                         psel = prev[2]
                         if prev[3]:     # from a root in mpmath
