@@ -175,8 +175,10 @@ class _Grid:
             # no point of the run resolved by doubles (all next to one special point): a
             # start on the same side of it, far enough for doubles, selected in doubles
             start = self._side_start(pts[lo], K)
-        elif first == lo:
+        elif first == lo and carry is not None:
             start = carry
+        else:
+            first = self._run_start(pts, fl, first, hi)
         order = list(range(first, hi)) + list(range(first - 1, lo - 1, -1))
 
         def prev_missing_ok(xe):
@@ -250,6 +252,23 @@ class _Grid:
             if i == first:
                 anchor = cur
         return prev if first == lo else tail
+
+    def _run_start(self, pts, fl, first, hi):
+        """The point of ``first .. hi − 1`` at which a run's root is selected from far up
+        (the sweeps start there): the one farthest (relative to ``1 + |x|``) from the special
+        points, where the landing on the real axis takes a few steps, rather than ``first``,
+        next to a special point, where it takes many (10–30 ms); ``first`` if that point is
+        not resolved by doubles or is next to an atom.  Both sweeps continue the root with
+        the same checks, so the values are those of a start at ``first`` (within the
+        rounding of the double root, far below ``rtol``)."""
+        best, gap = first, -1.0
+        for i in range(first, hi):
+            g = self._nearest_special_gap(fl[i])[0] / (1 + abs(fl[i]))
+            if g > gap:
+                best, gap = i, g
+        if best == first or self._near_atom(fl[best]) is not None or not self._plan(pts[best])[1]:
+            return first
+        return best
 
     def _side_start(self, pt, K):
         """``(point, float, sel, False)``: the root selected in doubles at a point on the
