@@ -11,12 +11,13 @@ special points, the path tracking and the certified boundary values
 
 A grid is split into *runs* at the special points (the real roots of the discriminant and
 of the leading coefficient, where branches collide or escape): the boundary root is
-continued only within a run.  In each run the root is first selected at the first point
-where doubles suffice (tracked from far up) and continued forward from there, then
-backward to the points before it, so that the points next to the special point at either
-end of a run, where doubles do not resolve the roots, are reached by continuation from
-inside the run (in ``acb`` at the bits they need) rather than tracked from far up one by
-one.  Source: this project's design; [RE08]_ §4–5 (continuation of the branch).
+continued only within a run.  In each run the root is first selected (tracked from far
+up) at the point where doubles suffice that lies farthest from the special points (or
+continued from the previous grid's last point, :meth:`~_Grid._grid_carry`) and continued
+forward from there, then backward to the points before it, so that the points next to the
+special point at either end of a run, where doubles do not resolve the roots, are reached
+by continuation from inside the run (in ``acb`` at the bits they need) rather than tracked
+from far up one by one.  Source: this project's design; [RE08]_ §4–5 (continuation of the branch).
 """
 from __future__ import annotations
 
