@@ -203,9 +203,11 @@ class _Grid:
             if plan[1]:
                 # (the run holds no special point, decided exactly in _grid; a neighbour
                 # within 1e-12 of a special point in doubles is decided again exactly here,
-                # rather than tracked from far up: next to a special point that is 10-30 ms)
-                if prev is not None and not (self._crosses(special, prev[1], xf)
-                                             and self._mp_crosses(prev[0], xe, 256)):
+                # rather than tracked from far up: next to a special point that is 4-30 ms.
+                # Only from a root continued in doubles, i.e. at a point that doubles
+                # resolve: not from a root at more bits right next to the special point)
+                if prev is not None and (not self._crosses(special, prev[1], xf) or (
+                        not prev[3] and not self._mp_crosses(prev[0], xe, 256))):
                     try:
                         psel = prev[2]
                         if prev[3]:     # from a root in mpmath
