@@ -171,13 +171,19 @@ class _BoundaryValues:
                         mpmath.mpf(2) ** (-prec), mpmath.mpc(0, 1), mpmath.exp, mpmath.log)
             k.series = [mk(v) for v in self._series_num(prec)]
             k.is_mp = True
-            real, nonreal = self._singular_points()
-            if real and not isinstance(real[0], sp.Basic) and prec > 180:
-                real = _num_real_roots(self._special_poly(), prec, squarefree=True)  # as exact as x
-            k.sigma = ([mk(_to_mpf(r, prec)) if isinstance(r, sp.Basic) else mk(r) for r in real]
-                       + [mpmath.mpc(c) for c in nonreal])
+            k.sigma = self._sigma_mp(prec)
             self._cache[key] = k
         return self._cache[key]
+
+    def _sigma_mp(self, prec):
+        """The singular points (real, then non-real) as mpf/mpc at ``prec`` bits, as the
+        kernels' ``sigma`` (call under ``mpmath.workprec(prec)``)."""
+        mk = mpmath.mpf
+        real, nonreal = self._singular_points()
+        if real and not isinstance(real[0], sp.Basic) and prec > 180:
+            real = _num_real_roots(self._special_poly(), prec, squarefree=True)  # as exact as x
+        return ([mk(_to_mpf(r, prec)) if isinstance(r, sp.Basic) else mk(r) for r in real]
+                + [mpmath.mpc(c) for c in nonreal])
 
     def _akernel(self, prec):
         """python-flint ``acb`` kernel at ``prec`` bits (:class:`_AcbKernel`: the rows and
@@ -186,9 +192,12 @@ class _BoundaryValues:
         key = ("akernel", prec)
         if key not in self._cache:
             with mpmath.workprec(prec):
-                mk = self._mkernel(prec)
+                # the mpmath kernel's sigma if it is built, else the same values without it
+                # (its series, for starts from far up, costs ~25 ms and is not needed here)
+                mk = self._cache.get(("mkernel", prec))
+                sigma = mk.sigma if mk is not None else self._sigma_mp(prec)
                 rows, drows = self._coeff_tuples(prec)
-                self._cache[key] = _AcbKernel(rows, drows, prec, mk.sigma)
+                self._cache[key] = _AcbKernel(rows, drows, prec, sigma)
         return self._cache[key]
 
     def _int_rows(self):

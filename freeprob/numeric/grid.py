@@ -11,12 +11,13 @@ special points, the path tracking and the certified boundary values
 
 A grid is split into *runs* at the special points (the real roots of the discriminant and
 of the leading coefficient, where branches collide or escape): the boundary root is
-continued only within a run.  In each run the root is first selected at the first point
-where doubles suffice (tracked from far up) and continued forward from there, then
-backward to the points before it, so that the points next to the special point at either
-end of a run, where doubles do not resolve the roots, are reached by continuation from
-inside the run (in ``acb`` at the bits they need) rather than tracked from far up one by
-one.  Source: this project's design; [RE08]_ §4–5 (continuation of the branch).
+continued only within a run.  In each run the root is first selected (tracked from far
+up) at the point where doubles suffice that lies farthest from the special points (or
+continued from the previous grid's last point, :meth:`~_Grid._grid_carry`) and continued
+forward from there, then backward to the points before it, so that the points next to the
+special point at either end of a run, where doubles do not resolve the roots, are reached
+by continuation from inside the run (in ``acb`` at the bits they need) rather than tracked
+from far up one by one.  Source: this project's design; [RE08]_ §4–5 (continuation of the branch).
 """
 from __future__ import annotations
 
@@ -175,8 +176,10 @@ class _Grid:
             # no point of the run resolved by doubles (all next to one special point): a
             # start on the same side of it, far enough for doubles, selected in doubles
             start = self._side_start(pts[lo], K)
-        elif first == lo:
+        elif first == lo and carry is not None:
             start = carry
+        else:
+            first = self._run_start(pts, fl, first, hi)
         order = list(range(first, hi)) + list(range(first - 1, lo - 1, -1))
 
         def prev_missing_ok(xe):
@@ -198,7 +201,13 @@ class _Grid:
             plan = self._plan(xe)
             cur = None
             if plan[1]:
-                if prev is not None and not self._crosses(special, prev[1], xf):
+                # (the run holds no special point, decided exactly in _grid; a neighbour
+                # within 1e-12 of a special point in doubles is decided again exactly here,
+                # rather than tracked from far up: next to a special point that is 4-30 ms.
+                # Only from a root continued in doubles, i.e. at a point that doubles
+                # resolve: not from a root at more bits right next to the special point)
+                if prev is not None and (not self._crosses(special, prev[1], xf) or (
+                        not prev[3] and not self._mp_crosses(prev[0], xe, 256))):
                     try:
                         psel = prev[2]
                         if prev[3]:     # from a root in mpmath
@@ -246,6 +255,23 @@ class _Grid:
             if i == first:
                 anchor = cur
         return prev if first == lo else tail
+
+    def _run_start(self, pts, fl, first, hi):
+        """The point of ``first .. hi − 1`` at which a run's root is selected from far up
+        (the sweeps start there): the one farthest (relative to ``1 + |x|``) from the special
+        points, where the landing on the real axis takes a few steps, rather than ``first``,
+        next to a special point, where it takes many (10–30 ms); ``first`` if that point is
+        not resolved by doubles or is next to an atom.  Both sweeps continue the root with
+        the same checks, so the values are those of a start at ``first`` (within the
+        rounding of the double root, far below ``rtol``)."""
+        best, gap = first, -1.0
+        for i in range(first, hi):
+            g = self._nearest_special_gap(fl[i])[0] / (1 + abs(fl[i]))
+            if g > gap:
+                best, gap = i, g
+        if best == first or self._near_atom(fl[best]) is not None or not self._plan(pts[best])[1]:
+            return first
+        return best
 
     def _side_start(self, pt, K):
         """``(point, float, sel, False)``: the root selected in doubles at a point on the
