@@ -41,3 +41,34 @@ def test_an_out_that_names_a_single_file_is_refused_and_nothing_is_made(tmp_path
     assert main(argv) == 2
     assert match in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("configs", ["gpt2-small,,bert-base", "gpt2-small,"])
+def test_an_empty_configuration_name_is_refused(tmp_path, capsys, configs):
+    with pytest.raises(SystemExit) as info:
+        main(["verify", "--quick", "--configs", configs, "--out", str(tmp_path / "v")])
+    assert info.value.code == 2
+    assert "none empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["", " "])
+def test_fit_of_an_empty_file_name_says_so(capsys, name):
+    assert main(["fit", name]) == 2
+    assert "the file name is empty" in capsys.readouterr().err
+
+
+def test_a_ctrl_c_while_the_command_line_is_imported_is_one_line(monkeypatch, capsys):
+    import builtins
+    import sys
+    from freeprob._entry import main as entry
+    real = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "freeprob.cli.main":
+            raise KeyboardInterrupt
+        return real(name, *args, **kwargs)
+    monkeypatch.delitem(sys.modules, "freeprob.cli.main", raising=False)
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert entry(["--help"]) == 130
+    assert capsys.readouterr().err == "freeprob: interrupted\n"

@@ -94,3 +94,17 @@ def test_law_errors_name_the_method_not_the_evaluator():
     with pytest.raises(FreeprobValueError) as info:
         fp.Semicircle().cauchy(0.5)
     assert str(info.value).startswith("cauchy: z = 1/2 is real and in the support")
+
+
+def test_density_at_an_exact_irrational_edge_is_the_edge_value():
+    # FreePoisson(2)'s edges are 3 ∓ 2√2: given exactly, the corrected density there is 0 (as
+    # at the GOE's edge 2), not G₁'s singularity at the edge's mpf rounding (it was −1.4·10⁶)
+    fl = fp.FreePoisson(2).finite_n(50)
+    lo, hi = 3 - 2 * sp.sqrt(2), 3 + 2 * sp.sqrt(2)
+    assert fl.density(lo) == 0 and fl.density(hi) == 0 and fl.correction_density(lo) == 0
+    assert fp.Semicircle(0, 1).finite_n(100).density(2) == 0
+    # inside, the list call and the scalar call agree, and the value is ρ + ρ₁/n
+    inside = fl.density([sp.Rational(1, 2), hi])
+    assert inside[1] == 0
+    assert abs(inside[0] - fl.density(0.5)) < 1e-14
+    assert abs(inside[0] - (fp.FreePoisson(2).density(0.5) + fl.correction_density(0.5) / 50)) < 1e-14

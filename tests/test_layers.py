@@ -48,7 +48,7 @@ MODULES = _modules()
 
 
 #: top-level modules of a higher layer: ``python -m freeprob`` is the command line
-TOP_LEVEL = {"freeprob.__main__": "cli", "freeprob.finite": "laws"}
+TOP_LEVEL = {"freeprob.__main__": "cli", "freeprob._entry": "cli", "freeprob.finite": "laws"}
 
 
 def _layer(mod):

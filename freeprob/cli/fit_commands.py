@@ -46,6 +46,8 @@ def read_eigenvalues(path, stdin=None):
         lines = (stdin or sys.stdin).read().splitlines()
         name = "standard input"
     else:
+        if not str(path).strip():
+            raise FreeprobValueError("fit: the file name is empty; give a file of eigenvalues, or - for standard input")
         p = Path(path)
         check_input(p, who="fit")
         if p.suffix == ".npy":

@@ -140,7 +140,7 @@ def _config_tokens(text):
     items = []
     for tok in (t.strip() for t in text.split(",")):
         if not tok:
-            continue
+            return [""]             # an empty item: refused by _list_arg, as for every list flag
         starts_new = ":" in tok and "=" not in tok.split(":", 1)[0]     # "name:..." not "scheme=gqa:4"
         if not starts_new and "=" in tok and items and ":" in items[-1]:
             items[-1] += "," + tok

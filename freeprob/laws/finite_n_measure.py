@@ -29,6 +29,7 @@ from functools import singledispatch
 import mpmath
 import sympy as sp
 
+from freeprob._checks import as_fraction
 from freeprob.core.params import dps_or_default
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.laws.finite_n_eval import boundary_G, g1_value, limit_G
@@ -50,6 +51,12 @@ def _is_list(x):
 
 
 def _real(x, who):
+    if isinstance(x, float):
+        # the one float rule (freeprob.core.params): the decimal it prints as, as Law.density reads it
+        f = as_fraction(x)
+        if f is None:
+            raise FreeprobValueError(f"FiniteNLaw.{who}: x must be finite; got {x!r}")
+        return mpmath.mpf(f.numerator) / f.denominator
     try:
         v = mpmath.mpf(x) if not isinstance(x, sp.Basic) else mpmath.mpf(sp.N(x, mpmath.mp.dps))
     except (TypeError, ValueError) as exc:
@@ -101,7 +108,9 @@ def correction_density(fl, x, dps):
     else:
         pts = [_real(v, "correction_density") for v in xs]
         with mpmath.workdps(dps + 5):
-            dens = fl.limit.density(pts) if len(pts) > 1 else [fl.limit.density(pts[0])]
+            # the limit's density at the points as given: an exact edge (3 − 2√2) is 0 there,
+            # where its mpf rounding would sit inside the support next to G₁'s edge singularity
+            dens = fl.limit.density(xs) if len(xs) > 1 else [fl.limit.density(xs[0])]
             vals = []
             for p, d in zip(pts, dens):
                 if d == 0:
