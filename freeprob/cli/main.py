@@ -82,7 +82,7 @@ def table(law_name: str, order: int, dps: int | None, out=None, fmt: str = "tabl
 #: these and that its page (and the README, for verify) quotes it, so a new measurement is
 #: made here and there together
 MEASURED_TIMES = {
-    "verify --quick": ("10–12 s on 2 idle cores, up to 2.5 min under load", "docs/guide/verify.md"),
+    "verify --quick": ("10–20 s on 2 idle cores, up to 2.5 min under load", "docs/guide/verify.md"),
     "finite-width law": ("1–6 s each", "docs/guide/verify.md"),
     "finite-n law": ("27 s CPU for one head at n = 256, 9× its limit law", "docs/guide/finite-n.md"),
     "readout --quick": ("10–70 s each on 2 idle cores", "docs/guide/readout.md"),
