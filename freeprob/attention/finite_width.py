@@ -384,8 +384,9 @@ def finite_width_rho_parts(arch: Architecture, *, keys=1, rows=1, levels=None, e
     c(X ⊠ Y)``, ``(cX) ⊞ (cY) = c(X ⊞ Y)``), so the attention laws apply ``c`` once,
     outside: the same law (equal moments), whose Cauchy equation is that of the unscaled
     law, of smaller coefficients, and whose numerics go through it
-    (:class:`freeprob.numeric.scaled.ScaledCauchy`; issue 27).  Arguments and errors as
-    :func:`finite_width_row_covariance_law`.  Source: theory.md §7 F1/F3, "the finite-d_K bulk
+    (:class:`freeprob.numeric.scaled.ScaledCauchy`; issue 27).  Arguments as
+    :func:`finite_width_row_covariance_law`; raises ``FreeprobValueError`` as it does (no sizes,
+    bad ``levels``, ``keys``, ``rows`` or ``variance``).  Source: theory.md §7 F1/F3, "the finite-d_K bulk
     scale"; [MS17]_ §2.4 (dilations).
     """
     own = owner

@@ -39,7 +39,7 @@ def close_bounded(obj, timeout=CLOSE_TIMEOUT):
     (this runs after an interrupt); a cluster that does not close in time (or fails to)
     has its worker processes killed (SIGKILL) and is taken out of Dask's exit handler
     (``distributed.deploy.spec.close_clusters``, which would wait for it again and fail).
-    Returns whether it closed in time.  Raises nothing."""
+    Returns whether it closed in time.  Raises nothing.  Source: docs/guide/cli.md (interruption)."""
     pids = _worker_pids(obj)
     try:
         obj.close(timeout=timeout)
@@ -60,7 +60,7 @@ def close_started_clusters(before, timeout=CLOSE_TIMEOUT):
     """Close (bounded, :func:`close_bounded`) every Dask cluster created since the set
     ``before`` of ``SpecCluster._instances`` that is not closed, e.g. a ``LocalCluster``
     whose constructor was cut short, and take it out of Dask's exit handler.  Raises
-    nothing."""
+    nothing.  Source: docs/guide/cli.md (interruption)."""
     with contextlib.suppress(Exception):
         SpecCluster = _spec_cluster()
         for cluster in set(SpecCluster._instances) - set(before):

@@ -119,7 +119,8 @@ def _no_ball(ball, who):
 
 class NotALawMethod(NotAvailable, AttributeError):
     """A :class:`~freeprob.laws.law.Law` method asked of a :class:`FiniteNLaw` (also an
-    ``AttributeError``, so ``hasattr`` and ``getattr(x, name, default)`` keep working)."""
+    ``AttributeError``, so ``hasattr`` and ``getattr(x, name, default)`` keep working).
+    Source: docs/guide/finite-n.md (a finite-n law is a signed measure, not a Law)."""
 
 
 class FiniteNLaw:

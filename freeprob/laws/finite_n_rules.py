@@ -325,7 +325,8 @@ def power_model(law, t) -> Law:
     ``FreePoisson(3/2)``).
 
     Raises ``NotAvailable`` for a law that is not :func:`is_canonical` (no family closed under
-    non-integer powers: such a power has no finite-n matrix model here)."""
+    non-integer powers: such a power has no finite-n matrix model here).  Source: docs/theory.md §13
+    (the matrix models); [NS06]_ (the free cumulants of μ^{⊞t} are t·κ_j(μ))."""
     if isinstance(law, Semicircle):
         return Semicircle(t * law.mean, t * law.variance)
     if isinstance(law, FreePoisson):
