@@ -49,21 +49,29 @@ def _gone(pid, within=10.0):
     return False
 
 
-def _start(argv, tmp_path):
+def _spawn_until(argv, tmp_path, ready, timeout, poll, failure):
     """``python -m freeprob.cli ARGV`` with Ctrl-C handled as in a terminal (SIGINT not
-    inherited as ignored), in its own session; returns (process, its worker's pid) once the
-    worker has computed for a second."""
+    inherited as ignored), in its own session, returned once ``ready(proc)`` holds (the test
+    fails with ``failure`` and the command's stderr if it ends or ``timeout`` s pass first)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     env.pop(ENV_IN_PROCESS, None)
     proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", *argv], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 240
-    while not _children(proc.pid):
+    deadline = time.monotonic() + timeout
+    while not ready(proc):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            pytest.fail(f"no worker process started: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.05)
+            pytest.fail(f"{failure}: {proc.communicate()[1][-2000:]}")
+        time.sleep(poll)
+    return proc
+
+
+def _start(argv, tmp_path):
+    """``python -m freeprob.cli ARGV`` with Ctrl-C handled as in a terminal (SIGINT not
+    inherited as ignored), in its own session; returns (process, its worker's pid) once the
+    worker has computed for a second."""
+    proc = _spawn_until(argv, tmp_path, lambda p: _children(p.pid), 240, 0.05, "no worker process started")
     time.sleep(1.0)
     workers = _children(proc.pid)
     assert proc.poll() is None and workers, "the work finished before the signal"
@@ -306,20 +314,10 @@ def test_a_sweep_stops_while_its_cluster_starts(tmp_path, command, sig, status, 
     and line, no traceback (none from a worker either), no table.  Sent to the process
     group, as the terminal and ``timeout`` do.  Readout, stopped before a comparison ran,
     printed nothing: now the one line too."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    env.pop(ENV_IN_PROCESS, None)
     argv = {"verify": ["verify", "--quick", "--configs", "gpt2-small", "--no-progress"],
             "readout": ["readout", "head-count", "--quick", "--seeds", "2"]}[command]
     argv += ["--workers", "2", "--no-figures", "--out", "x"]
-    proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", *argv], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while not _watcher_running(proc.pid):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"the cluster did not start: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.02)
+    proc = _spawn_until(argv, tmp_path, lambda p: _watcher_running(p.pid), 120, 0.02, "the cluster did not start")
     out, err = _stop(proc, sig, group=True)
     assert proc.returncode == status, err
     assert err.strip().splitlines() == [line]

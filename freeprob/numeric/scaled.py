@@ -91,16 +91,23 @@ class ScaledCauchy:
         self.c = _positive_scale(c)
         self._cq = Fraction(int(self.c.p), int(self.c.q)) if self.c.is_Rational else None
         self._atoms = atoms if atoms is not None else (lambda dps, ball: inner.atoms(dps=dps, ball=ball))
+        self._c_at = {}         # (kind, prec) -> c as an mpf / an arb ball: once per precision
 
     def __repr__(self):
         return f"ScaledCauchy({self.inner!r}, {self.c})"
 
     # -- numbers --------------------------------------------------------------------------
     def _c_mpf(self, prec):
-        return mpmath.mpf(_to_mpf(self.c, prec))
+        hit = self._c_at.get(("mpf", prec))
+        if hit is None:
+            hit = self._c_at[("mpf", prec)] = mpmath.mpf(_to_mpf(self.c, prec))
+        return hit
 
     def _c_ball(self, prec):
-        return enclose(self.c, prec)
+        hit = self._c_at.get(("arb", prec))
+        if hit is None:
+            hit = self._c_at[("arb", prec)] = enclose(self.c, prec)
+        return hit
 
     def _divide(self, pt, dps=15):
         """The point ``x/c`` of an exact point ``x`` (a :class:`_Pt`): exact for a rational ``c``
@@ -270,10 +277,8 @@ class ScaledCauchy:
         if not callable(weight):
             raise FreeprobValueError("AlgebraicCauchy.expectation: `weight` must be a function of an "
                                      f"mpf x; got {type(weight).__name__}")
-        c = self.c
-
         def scaled(y):
-            return weight(y * mpmath.mpf(_to_mpf(c, mpmath.mp.prec)))
+            return weight(y * self._c_mpf(mpmath.mp.prec))
 
         cuts = [self._divide(_exact_point(v, "expectation", "cuts")).expr for v in cuts]
         if tail is not None:
