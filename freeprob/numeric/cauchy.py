@@ -97,8 +97,10 @@ from freeprob.numeric.rootkernel import (
     MAX_GUARD_DPS,
     _bits,
     _check_dps,
+    _complex_point,
     _density_from_fixed,
     _Fail,
+    _is_nonreal_input,
     _mpf,
     _real_point,
     _select_factor,
@@ -175,6 +177,9 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
     >>> semicircle.density(3, dps=50)                               # outside: exactly 0
     mpf('0.0')
     """
+
+    #: :meth:`cauchy` takes an exact point as its two parts (:class:`~freeprob.numeric.rootkernel._CPt`)
+    takes_exact_parts = True
 
     def __init__(self, poly, *, known_atoms=None, known_levels=None, irreducible=False):
         if not isinstance(poly, sp.Poly):
@@ -266,20 +271,12 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         ball = check_ball(ball, "cauchy")
         if ball:
             return self._ball_cauchy(z, dps)
-        if isinstance(z, complex | mpmath.mpc) or (isinstance(z, sp.Basic) and z.is_real is not True):
+        if _is_nonreal_input(z):
             try:
-                zc = mpmath.mpc(complex(z)) if not isinstance(z, mpmath.mpc | sp.Basic) else z
-                if isinstance(z, sp.Basic):
-                    re, im = _real_point(sp.re(z), "cauchy", "z"), _real_point(sp.im(z), "cauchy", "z")
-                elif isinstance(z, complex):      # each part as the decimal it prints as
-                    re = _real_point(float(z.real), "cauchy", "z")
-                    im = _real_point(float(z.imag), "cauchy", "z")
-                else:
-                    re = _real_point(mpmath.mpf(zc.real), "cauchy", "z")
-                    im = _real_point(mpmath.mpf(zc.imag), "cauchy", "z")
+                re, im = _complex_point(z, "cauchy")
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
-            if im.expr != 0:
+            if (im.num != 0) if im.num is not None else (im.expr != 0):
                 near = self._near_atom(re.xf)
                 if near is not None:
                     return self._cauchy_deflated(re, im, near, dps)

@@ -68,8 +68,11 @@ from freeprob.numeric.rootkernel import (
     GUARD_DPS,
     MAX_GUARD_DPS,
     _bits,
+    _complex_point,
+    _CPt,
     _Fail,
     _fixed_mpc,
+    _is_nonreal_input,
     _Pt,
     _real_point,
 )
@@ -165,16 +168,9 @@ class _Enclosures:
     def _ball_cauchy(self, z, dps):
         """Ball (acb, or arb for real z) of ``G(z)``; midpoint = the plain value."""
         plain = self.cauchy(z, dps=dps)
-        zz = sp.sympify(z) if not isinstance(z, complex | mpmath.mpc | mpmath.mpf | float) else z
-        if isinstance(zz, complex):
-            re_pt = _real_point(float(zz.real), "cauchy", "z")
-            im_pt = _real_point(float(zz.imag), "cauchy", "z")
-        elif isinstance(zz, mpmath.mpc):
-            re_pt = _real_point(zz.real, "cauchy", "z")
-            im_pt = _real_point(zz.imag, "cauchy", "z")
-        elif isinstance(zz, sp.Basic):
-            re_pt = _real_point(sp.re(zz), "cauchy", "z")
-            im_pt = _real_point(sp.im(zz), "cauchy", "z")
+        zz = z if isinstance(z, _CPt | _Pt | complex | mpmath.mpc | mpmath.mpf | float) else sp.sympify(z)
+        if _is_nonreal_input(zz):
+            re_pt, im_pt = _complex_point(zz, "cauchy")
         else:
             re_pt, im_pt = _real_point(zz, "cauchy", "z"), _Pt(0)
         if im_pt.num == 0 and self._is_special(re_pt):

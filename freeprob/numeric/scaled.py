@@ -37,7 +37,17 @@ from flint import acb, arb
 
 from freeprob.errors import FreeprobValueError
 from freeprob.numeric.balls import _prec, check_ball, enclose, shows_proven
-from freeprob.numeric.rootkernel import _bits, _check_dps, _exact_point, _Pt, _real_point, _to_mpf
+from freeprob.numeric.rootkernel import (
+    _bits,
+    _check_dps,
+    _complex_point,
+    _CPt,
+    _exact_point,
+    _is_nonreal_input,
+    _Pt,
+    _real_point,
+    _to_mpf,
+)
 
 __all__ = ["ScaledCauchy", "SCALE_GUARD_DPS"]
 
@@ -85,6 +95,9 @@ class ScaledCauchy:
 
     Source: [MS17]_ §2.4; the module docstring.
     """
+
+    #: :meth:`cauchy` takes an exact point as its two parts (:class:`~freeprob.numeric.rootkernel._CPt`)
+    takes_exact_parts = True
 
     def __init__(self, inner, c, *, atoms=None):
         self.inner = inner
@@ -163,19 +176,14 @@ class ScaledCauchy:
         exactly).  Raises as that method."""
         ball = check_ball(ball, "cauchy")
         idps = self._inner_dps(dps, "cauchy")
-        if isinstance(z, complex | mpmath.mpc) or (isinstance(z, sp.Basic) and z.is_real is not True):
+        if _is_nonreal_input(z):
             try:
-                if isinstance(z, sp.Basic):
-                    re, im = sp.re(z), sp.im(z)
-                elif isinstance(z, complex):          # each part as the decimal it prints as
-                    re, im = float(z.real), float(z.imag)
-                else:
-                    re, im = mpmath.mpf(z.real), mpmath.mpf(z.imag)
-                re = self._point(re, "cauchy", "z", idps)
-                im = self._point(im, "cauchy", "z", idps)
+                re, im = _complex_point(z, "cauchy")
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
-            zc = re.expr + sp.I * im.expr
+            re, im = self._divide(re, idps), self._divide(im, idps)
+            # exact parts handed on as they are to an evaluator that takes them
+            zc = _CPt(re, im) if getattr(self.inner, "takes_exact_parts", False) else re.expr + sp.I * im.expr
         else:
             zc = self._point(z, "cauchy", "z", idps).expr
         return self._times(self.inner.cauchy(zc, dps=idps, ball=ball), dps, -1)
