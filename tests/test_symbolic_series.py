@@ -104,6 +104,24 @@ def test_transcendental_generator():
                for a, b in zip(m, FreePoisson(s).moments(6)))
 
 
+def test_exponentials_of_symbols_are_generators():
+    # exp(t²) and exp(6t²) (θ1, θ2-type parameters at a symbolic β): one generator g, exp(6t²) = g⁶;
+    # the moments equal those of the same law with a plain symbol s = exp(t²)
+    law = FreePoisson(sp.exp(t**2) - 1, sp.exp(6 * t**2) / (sp.exp(t**2) + t))
+    assert isinstance(law._exact_ring(), C.MpolyRing)
+    ref = FreePoisson(s - 1, s**6 / (s + t)).moments(5)
+    assert all(sp.cancel(a - b.subs(s, sp.exp(t**2))) == 0 for a, b in zip(law.moments(5), ref))
+    assert C._exp_generators([sp.exp(t**2 / 2) + sp.exp(-t**2)]) == {
+        sp.exp(-t**2 / 2): sp.Symbol("_freeprob_e0"), sp.exp(-t**2): sp.Symbol("_freeprob_e0") ** 2,
+        sp.exp(t**2 / 2): 1 / sp.Symbol("_freeprob_e0")}
+    # dependent exponents (exp(t + t²) = exp(t)·exp(t²)), a constant term (exp(t + 1) = e·exp(t))
+    # or a non-polynomial exponent: not generators, the general field is kept
+    for exprs in ([sp.exp(t), sp.exp(t**2), sp.exp(t + t**2)], [sp.exp(t + 1)], [sp.exp(1 / t)]):
+        assert C._exp_generators(exprs) is None
+    assert sp.simplify(C.exact_ring_for([sp.exp(t + 1), t]).to_sympy(
+        C.exact_ring_for([sp.exp(t + 1), t]).convert(sp.exp(t + 1) * t)) - sp.exp(t + 1) * t) == 0
+
+
 def _random_series(rng, gens, n, *, c0, c1=None):
     def coeff():
         num = sum(rng.randint(-3, 3) * sp.Mul(*[g ** rng.randint(0, 2) for g in gens])

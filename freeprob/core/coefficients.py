@@ -38,6 +38,7 @@ References: the kernels are the classical truncated power-series algorithms, e.g
 from __future__ import annotations
 
 import contextlib
+import math
 from fractions import Fraction
 
 import flint
@@ -609,7 +610,10 @@ def exact_ring_for(exprs) -> CoefficientRing:
     * Transcendental functions of the symbols (a power with a symbolic exponent such as
       ``(1 − 2β²/d_K)^{−d_K/2}``, or a sympy function class marked
       ``_freeprob_generator = True``) → generators as well, when no two such powers share
-      a base (the finite-width laws at a symbolic ``d_K``, theory.md §7).
+      a base (the finite-width laws at a symbolic ``d_K``, theory.md §7); exponentials
+      ``exp(f)`` of polynomials without constant term as integer powers of one generator per
+      ℚ-line of exponents (``exp(β²)``, ``exp(6β²)``: the attention laws at a symbolic β;
+      :func:`_exp_generators`).
     """
     exprs = [_sympify(e) for e in exprs]
     if all(e.is_Rational for e in exprs):
@@ -647,8 +651,10 @@ def exact_ring_for(exprs) -> CoefficientRing:
             elif getattr(type(a), "_freeprob_generator", False):
                 funcs.add(a)
     bases = [a.base for a in funcs if isinstance(a, sp.Pow)]
-    if funcs and len(bases) == len(set(bases)):
+    exps = _exp_generators(exprs)
+    if (funcs or exps) and exps is not None and len(bases) == len(set(bases)):
         more = {a: sp.Symbol(f"_freeprob_f{i}") for i, a in enumerate(sorted(funcs, key=sp.default_sort_key))}
+        more.update(exps)
         atoms = set()
         for e in exprs:
             for a in e.xreplace(more).atoms(sp.Pow, sp.Function, sp.NumberSymbol):
@@ -663,6 +669,52 @@ def exact_ring_for(exprs) -> CoefficientRing:
         if not K.is_EX and _represents(K, replaced):
             return symbolic_ring(K, replacements=forward)
     return SymbolicRing.for_expressions(exprs)
+
+
+def _exp_generators(exprs):
+    r"""Exponentials of the symbols as powers of generators: ``{exp(f): g^k}``.
+
+    Every ``exp(f)`` in ``exprs`` with ``f`` a polynomial in the symbols with rational
+    coefficients and no constant term (``exp(β²)``, ``exp(6β²)``, ``exp(−β²/2)``, as the
+    attention laws at a symbolic β have) is an integer power of one generator
+    ``g = exp(f₀/L)`` per ℚ-line of exponents (``exp(β²) = g``, ``exp(6β²) = g⁶``; the entry
+    ``exp(f₀/L): g`` is included so that ``g`` alone converts back).  Exponents on different
+    lines must be linearly independent over ℚ: then the generators are algebraically
+    independent over ℚ(symbols) (Ax's theorem, the functional Lindemann–Weierstrass), so the
+    field they generate is the rational function field over them.  Returns ``{}`` when there
+    is no such exponential, ``None`` when one is not of that form or the lines are dependent
+    (``exp(β)``, ``exp(β²)``, ``exp(β + β²)``): the caller then keeps the general field.
+    """
+    atoms = sorted({a for e in exprs for a in e.atoms(sp.exp) if not a.is_number}, key=sp.default_sort_key)
+    if not atoms:
+        return {}
+    syms = sorted(set().union(*(a.free_symbols for a in atoms)), key=sp.default_sort_key)
+    lines = []                                  # [exponent of the first member, [(atom, ratio)]]
+    for a in atoms:
+        arg = sp.expand(a.args[0])
+        if not arg.is_polynomial(*syms):
+            return None
+        v = sp.Poly(arg, *syms).as_dict()
+        if v.get((0,) * len(syms), 0) != 0 or not all(c.is_Rational for c in v.values()):
+            return None
+        for line in lines:
+            r = v[next(iter(v))] / line[0].get(next(iter(v)), sp.oo)
+            if r != 0 and r.is_Rational and all(line[0].get(m, 0) * r == c for m, c in v.items()) \
+                    and len(v) == len(line[0]):
+                line[1].append((a, r))
+                break
+        else:
+            lines.append([v, [(a, sp.Integer(1))]])
+    monos = sorted(set().union(*(line[0] for line in lines)))
+    if sp.Matrix([[line[0].get(m, 0) for m in monos] for line in lines]).rank() < len(lines):
+        return None
+    out = {}
+    for i, (v, members) in enumerate(lines):
+        den = math.lcm(*[int(r.q) for _, r in members])
+        g = sp.Symbol(f"_freeprob_e{i}")
+        out[sp.exp(sp.Poly.from_dict(v, *syms).as_expr() / den)] = g
+        out.update({a: g ** int(r * den) for a, r in members})
+    return out
 
 
 def _represents(K, exprs):
