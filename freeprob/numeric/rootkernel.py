@@ -23,6 +23,7 @@ from mpmath import libmp
 
 from freeprob.core.params import as_exact, check_dps
 from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.core.symbols import ExpConstant
 from freeprob.core.symbols import G as _G
 
 #: guard digits of the first evaluation; the check runs at twice as many
@@ -206,7 +207,8 @@ _TO_MPF_CACHE = {}
 
 
 def _arb(v):
-    """The sympy number ``v`` (built from rationals, e, π, ``exp``, ``log`` of positive
+    """The sympy number ``v`` (built from rationals, e, π, ``exp`` (and
+    :class:`~freeprob.core.symbols.ExpConstant`), ``log`` of positive
     numbers, rational powers and real ``CRootOf``, with ``+`` and ``·``) as a python-flint
     ``arb`` at the current ``flint.ctx.prec`` that provably contains it; ``None`` for
     anything else (callers then evaluate it otherwise or refuse).  Source: python-flint
@@ -220,7 +222,7 @@ def _arb(v):
         return arb.const_e()
     if v is sp.pi:
         return arb.pi()
-    if isinstance(v, sp.exp):
+    if isinstance(v, sp.exp | ExpConstant):     # (ExpConstant: e^r kept as one atom)
         a = _arb(v.args[0])
         return None if a is None else a.exp()
     if isinstance(v, sp.log):
@@ -267,7 +269,6 @@ def _enclose_rootof(r):
 
 def _constant_arb(c):
     """A ring generator of a coefficient domain as an ``arb`` (``e``, ``exp(r)``), or ``None``."""
-    from freeprob.core.symbols import ExpConstant
     if c is sp.E:
         return flint.arb.const_e()
     if isinstance(c, sp.exp | ExpConstant) and c.args[0].is_Rational:
