@@ -354,23 +354,24 @@ def _laplace_density(law, ts, dps, who):
     out = []
     with mpmath.workprec(prec):
         width = max(x1 - x0, mpmath.mpf(10) ** -6)
+        # cuts on one grid x0 + width·8^{−j} (shared edges and cached density values
+        # across t, e.g. in a root finder), finest just below 1/(2t) for the largest t: every
+        # t of one call is integrated over the same pieces, so the density at the nodes of a
+        # piece is computed once for all of them
+        tmax = max((mpmath.mpf(t) for t in ts), default=mpmath.mpf(0))
+        grid = []
+        j = 0
+        while tmax > 0 and width * mpmath.mpf(8) ** (-j) > 1 / (16 * tmax) and j < 60:
+            grid.append(x0 + width * mpmath.mpf(8) ** (-j))
+            j += 1
         for t in ts:
             t = mpmath.mpf(t)
             ref = mpmath.exp(-2 * t * x0)
             tol = mpmath.mpf(10) ** (-dps - 3) * ref
-            # cuts on one grid x0 + width·8^{−j} for every t (shared edges and cached
-            # density values across t, e.g. in a root finder), finest just below 1/(2t)
             far = None
-            grid = []
             if t > 0:
                 need = x0 + (dps + 4) * mpmath.log(10) / (2 * t)
-                j = 0
-                while width * mpmath.mpf(8) ** (-j) > 1 / (16 * t) and j < 60:
-                    g = x0 + width * mpmath.mpf(8) ** (-j)
-                    if g >= need:
-                        far = g
-                    grid.append(g)
-                    j += 1
+                far = min((g for g in grid if g >= need), default=None)
             total, err = ev.expectation(lambda x, t=t: mpmath.exp(-2 * t * x), dps=dps, tol=tol,
                                         cuts=grid, tail=far)
             if err > 10 * mpmath.mpf(10) ** (-dps) * ref:
