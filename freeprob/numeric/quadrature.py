@@ -473,6 +473,7 @@ class _Edge:
         self.mult = self._row_multiplicity(base) if self.special else 0
         self.nodes = {False: ([], []), True: ([], [])}    # is_mp -> (sorted log s, sels)
         self.values = {}
+        self.tails = {}                         # (length, prec, tol) -> tail's (ε, bound)
         self.node_pts = {False: [], True: []}   # is_mp -> the exact point of each node
         self.shift_fail = -math.inf     # log s below which shifted doubles failed
         self.inner = None
@@ -721,6 +722,12 @@ class _Edge:
             sc = self.A._num(self.scale, prec)
             eps, bound = self.inner.tail(length, prec, tol / sc)
             return eps, bound * sc
+        key = (length, prec, tol)           # (the same piece asked again: one Laplace time each)
+        if key not in self.tails:
+            self.tails[key] = self._tail(length, prec, tol)
+        return self.tails[key]
+
+    def _tail(self, length, prec, tol):
         eps = length / 4
         prev = None
         for _ in range(200):
