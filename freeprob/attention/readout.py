@@ -328,7 +328,7 @@ def _laplace_many(law, ts, dps, hull):
     return _ContourRule(law, max(ts), dps, hull).laplace(ts)
 
 
-def _laplace_density(law, ts, dps, who):
+def _laplace_density(law, ts, dps, who, grid_t=None):
     r"""``[∫ e^{−2tx} dμ(x) for t in ts]`` (``t ≥ 0``): the atoms exactly plus the certified
     density integrated against ``e^{−2tx}`` (:meth:`AlgebraicCauchy.expectation
     <freeprob.numeric.AlgebraicCauchy.expectation>`).
@@ -358,7 +358,8 @@ def _laplace_density(law, ts, dps, who):
         # across t, e.g. in a root finder), finest just below 1/(2t) for the largest t: every
         # t of one call is integrated over the same pieces, so the density at the nodes of a
         # piece is computed once for all of them
-        tmax = max((mpmath.mpf(t) for t in ts), default=mpmath.mpf(0))
+        tmax = max([mpmath.mpf(t) for t in ts] + ([mpmath.mpf(grid_t)] if grid_t is not None else []),
+                   default=mpmath.mpf(0))
         grid = []
         j = 0
         while tmax > 0 and width * mpmath.mpf(8) ** (-j) > 1 / (16 * tmax) and j < 60:
@@ -382,11 +383,13 @@ def _laplace_density(law, ts, dps, who):
     return out
 
 
-def _laplace(law, ts, dps, method, who):
-    """``[∫ e^{−2tx} dμ for t in ts]`` (``ts`` positive mpf) by ``method``."""
+def _laplace(law, ts, dps, method, who, grid_t=None):
+    """``[∫ e^{−2tx} dμ for t in ts]`` (``ts`` positive mpf) by ``method``; ``grid_t``: the
+    density route cuts the support as for this time too (a root finder's calls in one
+    bracket then share their pieces and the density at their nodes)."""
     if method == "density":
         try:
-            return _laplace_density(law, ts, dps, who)
+            return _laplace_density(law, ts, dps, who, grid_t)
         except PrecisionError:
             pass                                  # the contour route is independent
     return _laplace_many(law, ts, dps, _support_hull(law, who))
@@ -497,12 +500,13 @@ def time_to_loss(law, eps, *, dps=None):
         """``log L(tt) − log ε``: the root finder's value test (``|f| < tol``) is then
         relative to ε, not absolute (at ``ε = 10^{-20}`` any ``t`` with ``L(t) < 10^{-17}``
         passed it: ``t`` came out 256 for ``MarchenkoPastur(1/2)``, ``L(t) = 4·10^{-23}``)."""
-        v = _laplace(law, [tt], work, "density", who)[0]
+        v = _laplace(law, [tt], work, "density", who, grid_t[0])[0]
         if not v > 0:
             raise PrecisionError(f"{who}: L(t) = {mpmath.nstr(v, 5)} at t = {mpmath.nstr(tt, 8)} "
                                  "is not positive")
         return mpmath.log(v) - mpmath.log(e)
     lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    grid_t = [None]
     with mpmath.workdps(work):
         flo, fhi = -mpmath.log(e), f(hi)         # L(0) = 1
         while fhi > 0:
@@ -510,6 +514,7 @@ def time_to_loss(law, eps, *, dps=None):
             if hi > 10 ** 6:
                 raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
             fhi = f(hi)
+        grid_t[0] = hi                           # every step below: the cuts of the bracket's end
         t = _bracketed_root(f, lo, hi, mpmath.mpf(10) ** (-dps - 2) * min(1, hi),
                             known=((lo, flo), (hi, fhi)))
         if t is None:
