@@ -516,13 +516,17 @@ def mpoly_discriminant(f, var=0, keep=2):
     the variables from index ``keep`` on (parameters, frozen constants such as ``e``) set
     to integers and interpolated (:func:`_specialised`): the same polynomial as FLINT's
     ``f.discriminant``, several times faster when such variables occur.  The degree in a
-    variable ``c`` is at most ``(2d − 1)·deg_c f`` (``d = deg_var f``: the Sylvester
-    determinant of ``f`` and ``∂f``, divided by the leading coefficient).  Source: the
+    variable ``c`` is at most ``(2d − 1)·deg_c f − deg_c lc`` (``d = deg_var f``: the
+    Sylvester determinant ``Res(f, ∂f)``, of degree ``≤ (d − 1)·deg_c f + d·deg_c ∂f``, is
+    ``± lc·disc``, and degrees add in a product).  Source: the
     evaluation–interpolation method for resultants (e.g. Collins 1971)."""
     name = f.context().names()[var]
 
     def bound(polys, j):
-        return (2 * polys[0].degrees()[var] - 1) * polys[0].degrees()[j]
+        g = polys[0]
+        d = g.degrees()[var]
+        lc = max(m[j] for m in g.to_dict() if m[var] == d)
+        return (2 * d - 1) * g.degrees()[j] - lc
     out = _specialised(lambda p: p.discriminant(p.context().names()[var]), [f], var, keep, bound)
     return f.discriminant(name) if out is None else out
 
