@@ -384,6 +384,7 @@ class _BoundaryValues:
         else:
             A = K.values(z)
             c = _taylor(A, g1)
+        self._march_values = (K, z, A)     # for the float density at the same point (grid)
         err = _root_error(A, g1, c[1], K.eps)
         if abs(g1.imag) <= rho1 / 4 - err and rho1 > 64 * err:
             return ("real", g1, rho1)
