@@ -119,6 +119,26 @@ def test_discriminant_and_resultant_by_interpolation_are_flints():
     assert mpoly_discriminant(f) == f.discriminant("G")
     assert mpoly_resultant(f, g, 0, 2) == f.resultant(g, "G")
     assert mpoly_resultant(f, g, 1, 2) == f.resultant(g, "z")
+    # the degree bound (2d − 1)·deg_c f − deg_c lc is attained here (disc = c²z² − 4ct):
+    # one interpolation point fewer would miss it
+    h = c_ * G_**2 + c_ * z_ * G_ + t_
+    assert mpoly_discriminant(h) == h.discriminant("G") == c_**2 * z_**2 - 4 * c_ * t_
+
+
+def test_from_flint_removes_the_content_over_the_constants_as_sympy_does():
+    # the content over ℤ[t, c] is divided out in FLINT (positive leading coefficient, as
+    # sympy's Poly.primitive), so the Poly is sympy's primitive part, sign included
+    import flint
+    import sympy as sp
+    from freeprob.core.exactpoly import from_flint
+    ctx = flint.fmpz_mpoly_ctx.get(("G", "z", "t", "c"), "lex")
+    G_, z_, t_, c_ = ctx.gens()
+    G, z, t, c = sp.symbols("G z t c")
+    for cont in (-2 * c_ - 4, 6 * t_ * c_ - 3, -ctx.constant(12), c_**2):
+        f = cont * ((c_ + t_) * G_**2 * z_ - 3 * t_ * G_ + 5 * c_)
+        got = from_flint(f, (G, z, t, c), (G, z))
+        want = sp.Poly(sp.sympify(str(f).replace("^", "**")), G, z, domain=sp.ZZ[t, c]).primitive()[1]
+        assert got == want and got.domain == want.domain
 
 
 def test_tabulated_finite_width_density_equals_the_certified_one(monkeypatch):

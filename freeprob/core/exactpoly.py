@@ -374,6 +374,28 @@ def _direct_context(exprs, gens):
     return FlintData(ctx, variables, polys, back, [])
 
 
+def _content_removed(f, gi):
+    """The ``fmpz_mpoly`` ``f`` divided by its content as a polynomial in the variables at
+    the indices ``gi``, with coefficients in ℤ[the others]: FLINT's gcd of those
+    coefficients (leading coefficient > 0 in lex order, as sympy normalises the content
+    of ``Poly.primitive``: the same quotient), instead of sympy's ``primitive`` on the
+    Poly (its gcds over ℤ[e], row by row, were half the time of an attention law's Cauchy
+    equation, issue 27).  Source: this project's design."""
+    if f.is_zero():
+        return f
+    ctx, keep = f.context(), set(gi)
+    groups = {}
+    for m, c in f.to_dict().items():
+        groups.setdefault(tuple(m[i] for i in gi), {})[
+            tuple(0 if i in keep else k for i, k in enumerate(m))] = c
+    cont = ctx.constant(0)
+    for d in groups.values():
+        cont = cont.gcd(ctx.from_dict(d))
+        if cont == 1:
+            return f
+    return f / cont
+
+
 def from_flint(f, variables, gens, back=None):
     """The sympy ``Poly`` in ``gens`` (content removed) of an ``fmpz_mpoly`` over ``variables``.
 
@@ -381,8 +403,15 @@ def from_flint(f, variables, gens, back=None):
     eliminated variables (degree 0 everywhere) are dropped; ``back`` substitutes the
     frozen constants back (algebraic atoms are then reduced by sympy: ``sqrt(2)**2 = 2``).
     """
-    terms = {m: int(c) for m, c in f.to_dict().items()}
+    return _from_flint(f, variables, gens, back)[0]
+
+
+def _from_flint(f, variables, gens, back=None):
+    """:func:`from_flint` and whether the Poly is primitive (its content over ℤ[...] is 1;
+    ``False`` when algebraic constants were substituted back, which sympy then reduces)."""
     gi = [variables.index(g) for g in gens]
+    f = _content_removed(f, gi)
+    terms = {m: int(c) for m, c in f.to_dict().items()}
     used = [i for i in range(len(variables))
             if i not in gi and any(m[i] for m in terms)]
     if not used:
@@ -396,17 +425,17 @@ def from_flint(f, variables, gens, back=None):
         ring = domain.ring
         poly = sp.Poly.from_dict({k: ring.from_dict(v) for k, v in grouped.items()},
                                  *gens, domain=domain)
-    poly = poly.primitive()[1]
+    # (primitive already: _content_removed; sympy's primitive() of it returns it unchanged)
     if back and used and all(variables[i] in back and not _is_algebraic_number(back[variables[i]])
                              for i in used):
         # only transcendental constants left: the same Poly over ℤ[constants], built
         # directly (the expression route costs a second per large polynomial)
         dom = sp.ZZ[tuple(back[variables[i]] for i in used)]
         poly = sp.Poly.from_dict({k: dom.ring.from_dict(v) for k, v in grouped.items()},
-                                 *gens, domain=dom).primitive()[1]
+                                 *gens, domain=dom)
     elif back:
-        poly = sp.Poly(poly.as_expr().xreplace(back), *gens)
-    return poly
+        return sp.Poly(poly.as_expr().xreplace(back), *gens), False
+    return poly, True
 
 
 def _at_last(f, x, sub):
@@ -487,13 +516,17 @@ def mpoly_discriminant(f, var=0, keep=2):
     the variables from index ``keep`` on (parameters, frozen constants such as ``e``) set
     to integers and interpolated (:func:`_specialised`): the same polynomial as FLINT's
     ``f.discriminant``, several times faster when such variables occur.  The degree in a
-    variable ``c`` is at most ``(2d − 1)·deg_c f`` (``d = deg_var f``: the Sylvester
-    determinant of ``f`` and ``∂f``, divided by the leading coefficient).  Source: the
+    variable ``c`` is at most ``(2d − 1)·deg_c f − deg_c lc`` (``d = deg_var f``: the
+    Sylvester determinant ``Res(f, ∂f)``, of degree ``≤ (d − 1)·deg_c f + d·deg_c ∂f``, is
+    ``± lc·disc``, and degrees add in a product).  Source: the
     evaluation–interpolation method for resultants (e.g. Collins 1971)."""
     name = f.context().names()[var]
 
     def bound(polys, j):
-        return (2 * polys[0].degrees()[var] - 1) * polys[0].degrees()[j]
+        g = polys[0]
+        d = g.degrees()[var]
+        lc = max(m[j] for m in g.to_dict() if m[var] == d)
+        return (2 * d - 1) * g.degrees()[j] - lc
     out = _specialised(lambda p: p.discriminant(p.context().names()[var]), [f], var, keep, bound)
     return f.discriminant(name) if out is None else out
 

@@ -127,7 +127,7 @@ def _substitute_flint(P, terms, images, gens):
     ``e`` as variables, :func:`freeprob.core.exactpoly._direct_context`), for Polys over
     ℤ, ℚ or ℤ/ℚ[parameters, e^r]; ``None`` for others (the caller takes sympy's polynomial
     arithmetic).  ``terms``: the terms of ``P`` (shifted as asked)."""
-    from freeprob.core.exactpoly import _direct_context, from_flint
+    from freeprob.core.exactpoly import _direct_context, _from_flint
     try:
         src = sp.Poly.from_dict(terms, *_X, domain=P.domain)
         parts = []
@@ -164,8 +164,10 @@ def _substitute_flint(P, terms, images, gens):
         total += F1[i] * inner
     if total.is_zero():
         raise NotAvailable("elimination produced the zero polynomial (degenerate law)")
-    out = from_flint(total, fd.variables, tuple(gens), fd.back)
-    return _ring_form(_without_monomial(out)).primitive()[1]
+    out, primitive = _from_flint(total, fd.variables, tuple(gens), fd.back)
+    out = _ring_form(_without_monomial(out))
+    # (a monomial divided out leaves the coefficients, and so the content 1, as they were)
+    return out if primitive and out.domain.is_Ring else out.primitive()[1]
 
 
 def _without_monomial(poly):

@@ -240,7 +240,11 @@ class _BoundaryValues:
         escape like a power of the distance: steps there use the power-law predictor
         (:func:`_power_step`)."""
         t, z = t0, zf(t0)
-        A, dA = K.ev(z)
+        ev = getattr(self, "_ev_at", None)
+        if ev is not None and ev[0] is K and type(z) is type(ev[1]) and z == ev[1]:
+            A, dA = ev[2], ev[3]        # where the last track ended (a grid's next march)
+        else:
+            A, dA = K.ev(z)
         if finish is not None:
             r = finish(z, g, rho, A, dA)
             if r is not None:
@@ -293,6 +297,8 @@ class _BoundaryValues:
             t, z, g, rho, A, dA, v = tn, zn, gn, rn, An, dAn, vn
             lim = self._step_limit(K, z)
             self._last = (A, c)
+            if type(z) is float or type(z) is complex:      # doubles: kept for the next start
+                self._ev_at = (K, z, A, dA)
             h *= 2
             if finish is not None:
                 r = finish(z, g, rho, A, dA)
@@ -384,6 +390,7 @@ class _BoundaryValues:
         else:
             A = K.values(z)
             c = _taylor(A, g1)
+        self._march_values = (K, z, A)     # for the float density at the same point (grid)
         err = _root_error(A, g1, c[1], K.eps)
         if abs(g1.imag) <= rho1 / 4 - err and rho1 > 64 * err:
             return ("real", g1, rho1)

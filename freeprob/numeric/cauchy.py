@@ -226,6 +226,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
                        for r in self._rows]
         self._cache = {}
         self._last = None
+        self._march_values = None     # (kernel, point, values) of the last _march
+        self._ev_at = None            # (kernel, point, values, z-derivative values): a track's end
         self._known = self._check_known_atoms(known_atoms)
         self._known_levels_arg = known_levels
 

@@ -308,7 +308,9 @@ class _Grid:
             return 0.0          # decided with a margin (|Im g| ≤ ρ/4 − err, ρ > 64 err)
         if kind != "complex":
             return None
-        A = K.values(xf)
+        # the values at xf of the march that ended there (the same Horner sums), if any
+        mv = getattr(self, "_march_values", None)
+        A = mv[2] if mv is not None and mv[0] is K and mv[1] == xf else K.values(xf)
         g1 = K.newton(A, g, abs(g))
         if g1 is None or not abs(g1 - g) <= rho / 8 or not g1.imag < 0:
             return None
