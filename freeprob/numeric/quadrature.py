@@ -446,12 +446,15 @@ class _Edge:
     def __init__(self, owner, base, sign):
         self.A, self.base, self.sign = owner, base, sign
         bn = owner._num(base, 64)
-        self.bmag = int(mpmath.mag(bn)) if bn else None
         self.bf = float(bn)
         pt = base if isinstance(base, _Pt) else _real_point(base, "cdf")
         # irrational coefficients: the edges (and cuts) are mpf approximations of special
         # points, never exactly special, yet the density has its edge singularity there
         self.special = owner._is_special(pt) or owner._numeric_special(base)
+        # bits of |base| (at least those of 1 at a special point): see _at
+        self.bmag = int(mpmath.mag(bn)) if bn else None
+        if self.special:
+            self.bmag = max(self.bmag or 1, 1)
         self.mass = 0
         atom_pt = pt
         numeric_base = not isinstance(base, sp.Basic | _Pt)
@@ -548,13 +551,15 @@ class _Edge:
                     sel = None
         else:
             sel = self._select_shifted(s, ls, i, keys, sels)
-        if sel is None and not use_float:
+        if sel is None:
+            # also where doubles resolve the point but not its roots (a cluster of several
+            # roots at a coincident edge): continued on acb/mpmath, not tracked from far up
             tp = 64 + extra + 16
-            fk, fs = self.nodes[False]
-            fi = bisect.bisect_left(fk, ls)
-            kp, fp_ = self.node_pts[not use_float], self.node_pts[False]
-            cands = [(abs(keys[j] - ls), keys[j], sels[j], kp[j]) for j in nbs[:1]]
-            cands += [(abs(fk[j] - ls), fk[j], fs[j], fp_[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
+            cands = []
+            for mp in (True, False):            # the nearest node of either kind
+                ks, ss, ps = *self.nodes[mp], self.node_pts[mp]
+                j0 = bisect.bisect_left(ks, ls)
+                cands += [(abs(ks[j] - ls), ks[j], ss[j], ps[j]) for j in (j0 - 1, j0) if 0 <= j < len(ks)]
             with mpmath.workprec(tp):
                 K = A._mkernel(tp)
                 bw, sg = A._num(self.base, tp), self.sign
@@ -585,9 +590,12 @@ class _Edge:
                     except _Fail:
                         sel = None
         if sel is not None and sel[0] != "unsure":
+            mp = not use_float or not isinstance(sel[1], complex)   # the list it continues in
+            keys, sels = self.nodes[mp]
+            i = bisect.bisect_left(keys, ls)
             keys.insert(i, ls)
             sels.insert(i, sel)
-            self.node_pts[not use_float].insert(i, pt)
+            self.node_pts[mp].insert(i, pt)
         return pt, sel, (extra + 16 if not use_float else 0, use_float)
 
     def _skernel(self):
