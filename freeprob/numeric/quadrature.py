@@ -451,10 +451,9 @@ class _Edge:
         # irrational coefficients: the edges (and cuts) are mpf approximations of special
         # points, never exactly special, yet the density has its edge singularity there
         self.special = owner._is_special(pt) or owner._numeric_special(base)
-        # bits of |base| (at least those of 1 at a special point): see _at
         self.bmag = int(mpmath.mag(bn)) if bn else None
-        if self.special:
-            self.bmag = max(self.bmag or 1, 1)
+        # r/2 for r roots meeting at the base: see _at
+        self.cluster = owner._cluster_size(base) / 2 if self.special else 0
         self.mass = 0
         atom_pt = pt
         numeric_base = not isinstance(base, sp.Basic | _Pt)
@@ -515,6 +514,10 @@ class _Edge:
 
     def _at(self, s, prec):
         extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0
+        # r roots meeting at a special base, ~s^{1/2} apart, need (r/2)·log2(1/s) bits to
+        # be told apart whatever |base| (an edge at 0 had none; edges shared by k parts of
+        # a mixture: r = 2^k)
+        extra = max(extra, math.ceil(self.cluster * -int(mpmath.mag(s))))
         # a coefficient with an m-fold root at the base loses m·log2(1/s) more bits
         extra += self.mult * max(0, -int(mpmath.mag(s)))
         wp = prec + extra + 8
