@@ -440,8 +440,8 @@ class _Edge:
     Taylor-shifted at ``base``, so that ``s`` is resolved whatever ``s/|base|``) when the
     roots are far enough apart for doubles; else on python-flint acb midpoints
     (:meth:`_march_acb`) and last in mpmath, at a precision that resolves ``s`` relative
-    to ``base``.  Every root found is certified at the exact point
-    (:meth:`AlgebraicCauchy._boundary_value`)."""
+    to ``base`` and the roots meeting there (:meth:`_at`).  Every root found is certified
+    at the exact point (:meth:`AlgebraicCauchy._boundary_value`)."""
 
     def __init__(self, owner, base, sign):
         self.A, self.base, self.sign = owner, base, sign
