@@ -20,8 +20,8 @@ The exact moments come from the exact core (free cumulants and series), a route 
 never sees the Cauchy equation.
 
 Cost: the certified quadrature dominates (moments 0..2 of every law at 30 digits, about
-70 s of the default run); ``-m slow`` adds the certified moments 3..4, a second quantile
-per law and a known-bug xfail.
+70 s of the default run); ``-m slow`` adds the certified moments 3..4 and a second quantile
+per law.
 """
 import functools
 import itertools
@@ -69,6 +69,14 @@ CASES = {
         fp.mixture([fp.Semicircle(2, R(1, 4)), fp.Dirac(-1)], [R(3, 4), R(1, 4)]), 2),
     "rectangular_companion(MP(1/2, 3), 2/3)": (
         fp.rectangular_companion(fp.MarchenkoPastur(R(1, 2), 3), R(2, 3)), 2),
+    # a square-root onset at 0 inside the support of the other part (density positive on
+    # both sides, a kink) and an edge at 2 shared by both parts: four roots meet there
+    "mixture(Semicircle, Semicircle(1, 1/4)) [shared edge]": (
+        fp.mixture([fp.Semicircle(0, 1), fp.Semicircle(1, R(1, 4))]), 4),
+    # supports [0, 2] and [0, 1]: an edge at 0 shared by both parts, and the end at 1 of the
+    # second inside the support of the first
+    "mixture(Semicircle(1, 1/4), Semicircle(1/2, 1/16)) [shared edge at 0]": (
+        fp.mixture([fp.Semicircle(1, R(1, 4)), fp.Semicircle(R(1, 2), R(1, 16))]), 4),
 }
 
 # (case, test) -> reason: library bugs, reported and kept as strict xfails
@@ -378,17 +386,10 @@ def test_density_very_close_to_an_atom_inside_the_support():
     assert abs(v - at5) < mpmath.mpf(10) ** -8, (v, at5)
 
 
-_COINCIDENT_EDGE_BUG = (
-    "mixture([Semicircle(0, 1), Semicircle(1, 1/4)]) (supports [-2, 2] and [0, 2]: a shared "
-    "edge at 2, disc ∝ z²(z−2)⁶(z+2)²(15z−2)²): cdf(1/2) and the certified moments raise "
-    "PrecisionError 'cannot bound the mass near the edge 0' after 30–90 s; the public density "
-    "is right (it integrates to 1 with the exact moments to 1e-17)"
-)
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_COINCIDENT_EDGE_BUG)
 def test_cdf_of_a_mixture_whose_components_share_an_edge():
+    # supports [-2, 2] and [0, 2]: a shared edge at 2, disc ∝ z²(z−2)⁶(z+2)²(15z−2)².  Before
+    # the fix: PrecisionError 'cannot bound the mass near the edge 0' after ~10 s (the roots
+    # clustering at an edge at 0 were given no extra bits); now ~1 s for both points
     L = fp.mixture([fp.Semicircle(0, 1), fp.Semicircle(1, R(1, 4))])
     with mpmath.workdps(30):
         # F_sc(x) = 1/2 + (x sqrt(4 − x²)/4 + asin(x/2))/π; the second component is the
@@ -398,3 +399,18 @@ def test_cdf_of_a_mixture_whose_components_share_an_edge():
         exact = (F(mpmath.mpf(1) / 2) + F(mpmath.mpf(-1))) / 2
         v = L.cdf(R(1, 2), dps=15)
         assert abs(v - exact) <= mpmath.mpf(10) ** -14 * exact, (v, exact)
+        # past the inner onset at 0 and the crossing at 2/15, at 20 digits
+        exact = (F(mpmath.mpf(3) / 2) + F(mpmath.mpf(1))) / 2
+        v = L.cdf(R(3, 2), dps=20)
+        assert abs(v - exact) <= mpmath.mpf(10) ** -19 * exact, (v, exact)
+
+
+def test_moments_of_a_mixture_whose_three_components_share_an_edge():
+    # supports [-2, 2], [0, 2] and [1, 2]: eight roots meet at 2 (disc ∝ (z − 2)^28 …), which
+    # need four times the bits of a plain edge at a point s from it.  Before the cluster
+    # bits (AlgebraicCauchy._cluster_size): no answer after 100 s; now ~3 s
+    L = fp.mixture([fp.Semicircle(0, 1), fp.Semicircle(1, R(1, 4)), fp.Semicircle(R(3, 2), R(1, 16))])
+    got = L._evaluator("moments").moments(2, dps=15)
+    with mpmath.workdps(30):
+        exact = [num(m) for m in L.moments(2)]
+        assert all(abs(g - e) <= mpmath.mpf(10) ** -14 * max(1, abs(e)) for g, e in zip(got, exact)), (got, exact)

@@ -48,6 +48,10 @@ from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
 
+#: :meth:`_BoundaryValues._certify`: the selected root found, not yet to ``dps`` digits
+_SHORT = "short"
+
+
 class _BoundaryValues:
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: kernels, path tracking and
     certified boundary values (see the module docstring of :mod:`freeprob.numeric`)."""
@@ -550,6 +554,11 @@ class _BoundaryValues:
                         sel = None
             if sel is not None:
                 out = self._certify(pt, sel, dps, p1, p2, need)
+                if out is _SHORT:
+                    # the selected root was found again (within ρ/8 at p1 bits: the same
+                    # root), only not to dps digits at p1 and p2 (a cluster of roots at a
+                    # coincident edge): kept for the next guard, not tracked from far up
+                    return None
                 if out is not None:
                     if anchor:      # a certified selection: a start for continuations
                         anchors = self._cache.setdefault("anchors", [])
@@ -587,7 +596,9 @@ class _BoundaryValues:
             return None
 
     def _certify(self, pt, sel, dps, p1, p2, need):
-        """Polish the selected root at ``p1`` and ``p2`` bits and check agreement."""
+        """Polish the selected root at ``p1`` and ``p2`` bits and check agreement: the
+        certified value, ``None`` when the root near ``sel`` is not found (selected again),
+        or ``_SHORT`` when it is but the two polishes do not agree to ``dps`` digits."""
         kind, g, rho = sel
         fast = isinstance(g, complex)
         if fast:
@@ -611,7 +622,7 @@ class _BoundaryValues:
                 return ("real", None, p1)
             r2 = _polish(A2 or self._values(pt, p2), r1, p2, rho_rel, real=True)
             if r2 is None or not _agree(r1[0], r2[0], r1[2], r2[2], dps):
-                return None
+                return _SHORT
             return ("real", r2, p2)
         g1 = _polish(A1, g, p1, rho_rel)
         if g1 is None or not close(g1, g):
@@ -632,10 +643,10 @@ class _BoundaryValues:
             g1 = (g1[0], -g1[1], g1[2])
         g2 = _polish(A2 or self._values(pt, p2), g1, p2, rho_rel)
         if g2 is None or not _agree(g1[1], g2[1], g1[2], g2[2], dps):
-            return None
+            return _SHORT
         if need != "density" and not _agree(g1[0], g2[0], g1[2], g2[2], dps,
                                             max(abs(g2[0]), abs(g2[1]))):
-            return None
+            return _SHORT
         return ("complex", g2, p2)
 
     # -- special points ---------------------------------------------------------------

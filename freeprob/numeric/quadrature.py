@@ -440,18 +440,20 @@ class _Edge:
     Taylor-shifted at ``base``, so that ``s`` is resolved whatever ``s/|base|``) when the
     roots are far enough apart for doubles; else on python-flint acb midpoints
     (:meth:`_march_acb`) and last in mpmath, at a precision that resolves ``s`` relative
-    to ``base``.  Every root found is certified at the exact point
-    (:meth:`AlgebraicCauchy._boundary_value`)."""
+    to ``base`` and the roots meeting there (:meth:`_at`).  Every root found is certified
+    at the exact point (:meth:`AlgebraicCauchy._boundary_value`)."""
 
     def __init__(self, owner, base, sign):
         self.A, self.base, self.sign = owner, base, sign
         bn = owner._num(base, 64)
-        self.bmag = int(mpmath.mag(bn)) if bn else None
         self.bf = float(bn)
         pt = base if isinstance(base, _Pt) else _real_point(base, "cdf")
         # irrational coefficients: the edges (and cuts) are mpf approximations of special
         # points, never exactly special, yet the density has its edge singularity there
         self.special = owner._is_special(pt) or owner._numeric_special(base)
+        self.bmag = int(mpmath.mag(bn)) if bn else None
+        # r/2 for r roots meeting at the base: see _at
+        self.cluster = owner._cluster_size(base) / 2 if self.special else 0
         self.mass = 0
         atom_pt = pt
         numeric_base = not isinstance(base, sp.Basic | _Pt)
@@ -513,6 +515,10 @@ class _Edge:
 
     def _at(self, s, prec):
         extra = max(0, self.bmag - int(mpmath.mag(s))) if self.bmag is not None else 0
+        # r roots meeting at a special base, ~s^{1/2} apart, need (r/2)·log2(1/s) bits to
+        # be told apart whatever |base| (an edge at 0 had none; edges shared by k parts of
+        # a mixture: r = 2^k)
+        extra = max(extra, math.ceil(self.cluster * -int(mpmath.mag(s))))
         # a coefficient with an m-fold root at the base loses m·log2(1/s) more bits
         extra += self.mult * max(0, -int(mpmath.mag(s)))
         wp = prec + extra + 8
@@ -549,13 +555,15 @@ class _Edge:
                     sel = None
         else:
             sel = self._select_shifted(s, ls, i, keys, sels)
-        if sel is None and not use_float:
+        if sel is None:
+            # also where doubles resolve the point but not its roots (a cluster of several
+            # roots at a coincident edge): continued on acb/mpmath, not tracked from far up
             tp = 64 + extra + 16
-            fk, fs = self.nodes[False]
-            fi = bisect.bisect_left(fk, ls)
-            kp, fp_ = self.node_pts[not use_float], self.node_pts[False]
-            cands = [(abs(keys[j] - ls), keys[j], sels[j], kp[j]) for j in nbs[:1]]
-            cands += [(abs(fk[j] - ls), fk[j], fs[j], fp_[j]) for j in (fi - 1, fi) if 0 <= j < len(fk)]
+            cands = []
+            for mp in (True, False):            # the nearest node of either kind
+                ks, ss, ps = *self.nodes[mp], self.node_pts[mp]
+                j0 = bisect.bisect_left(ks, ls)
+                cands += [(abs(ks[j] - ls), ks[j], ss[j], ps[j]) for j in (j0 - 1, j0) if 0 <= j < len(ks)]
             with mpmath.workprec(tp):
                 K = A._mkernel(tp)
                 bw, sg = A._num(self.base, tp), self.sign
@@ -586,9 +594,12 @@ class _Edge:
                     except _Fail:
                         sel = None
         if sel is not None and sel[0] != "unsure":
+            mp = not use_float or not isinstance(sel[1], complex)   # the list it continues in
+            keys, sels = self.nodes[mp]
+            i = bisect.bisect_left(keys, ls)
             keys.insert(i, ls)
             sels.insert(i, sel)
-            self.node_pts[not use_float].insert(i, pt)
+            self.node_pts[mp].insert(i, pt)
         return pt, sel, (extra + 16 if not use_float else 0, use_float)
 
     def _skernel(self):
@@ -723,16 +734,14 @@ class _Edge:
             eps, bound = self.inner.tail(length, prec, tol / sc)
             return eps, bound * sc
         key = (length, prec, tol)           # (the same piece asked again: one Laplace time each)
-        if key not in self.tails:
-            self.tails[key] = self._tail(length, prec, tol)
-        return self.tails[key]
-
-    def _tail(self, length, prec, tol):
+        if key in self.tails:
+            return self.tails[key]
         eps = length / 4
         prev = None
         for _ in range(200):
             bound = self._bound(eps)
             if bound is not None and bound <= tol:
+                self.tails[key] = (eps, bound)
                 return eps, bound
             if bound is None or not bound or prev is None:
                 new = eps / 256
