@@ -62,6 +62,20 @@ def test_time_to_loss_at_a_tiny_eps_has_relative_digits():
     assert float(loss / mpmath.mpf("1e-12")) == pytest.approx(1, rel=1e-4)
 
 
+def test_time_to_loss_near_one_has_relative_digits():
+    # ε = 1 − 10⁻¹⁰, 1 − 10⁻¹⁵: t ≈ −log ε/(2 m₁) is tiny, and absolute tolerances in t and in
+    # log L left 2·10⁻¹² and 3·10⁻⁷ relative error; the root of the moment series
+    # L(t) = Σ m_k (−2t)^k/k! (50 digits, exact Narayana moments) has every digit asked
+    m = [mpmath.mpf(sp.Rational(v)) for v in HALF.moments(12)]
+    for k in (10, 15):
+        t = time_to_loss(HALF, 1 - sp.Rational(1, 10**k), dps=15)
+        with mpmath.workdps(50):
+            eps = 1 - mpmath.mpf(10) ** -k
+            root = mpmath.findroot(lambda u: mpmath.fsum(m[j] * (-2 * u) ** j / mpmath.factorial(j)
+                                                         for j in range(13)) - eps, mpmath.mpf(t))
+            assert abs(t / root - 1) < mpmath.mpf(10) ** -14, (k, t, root)
+
+
 def test_mp_inverse_moment_closed_form():
     assert float(mp_integral(lambda x: 1 / x if x else 0)) == pytest.approx(1, rel=1e-12)
 

@@ -479,7 +479,9 @@ def time_to_loss(law, eps, *, dps=None):
     root finder of ``mpmath.findroot`` on ``log L(t) − log ε`` (relative digits of ``L``,
     whatever the size of ``ε``) with :func:`gradient_flow_loss`
     (density route) at ``dps + 5`` digits; ``L`` is strictly decreasing, so the root is
-    unique.
+    unique.  A root below ``t = 1`` (``ε`` near 1) is bracketed from below by Jensen's
+    ``t₀ = −log ε/(2 m₁)`` and found in ``log t`` for ``(log L − log ε)/|log ε|``, with
+    ``L`` at ``log10(1/|log ε|)`` more digits, so that it has relative digits however small.
 
     Source: docs/theory.md §4.
     """
@@ -496,11 +498,11 @@ def time_to_loss(law, eps, *, dps=None):
                                  f"{mpmath.nstr(plateau, 6)}; got eps={eps!r}")
     work = dps + 5
 
-    def f(tt):
+    def f(tt, digits=work):
         """``log L(tt) − log ε``: the root finder's value test (``|f| < tol``) is then
         relative to ε, not absolute (at ``ε = 10^{-20}`` any ``t`` with ``L(t) < 10^{-17}``
         passed it: ``t`` came out 256 for ``MarchenkoPastur(1/2)``, ``L(t) = 4·10^{-23}``)."""
-        v = _laplace(law, [tt], work, "density", who, grid_t[0])[0]
+        v = _laplace(law, [tt], digits, "density", who, grid_t[0])[0]
         if not v > 0:
             raise PrecisionError(f"{who}: L(t) = {mpmath.nstr(v, 5)} at t = {mpmath.nstr(tt, 8)} "
                                  "is not positive")
@@ -515,8 +517,27 @@ def time_to_loss(law, eps, *, dps=None):
                 raise PrecisionError(f"{who}: L(t)/L(0) is still above {eps} at t = 1e6")
             fhi = f(hi)
         grid_t[0] = hi                           # every step below: the cuts of the bracket's end
-        t = _bracketed_root(f, lo, hi, mpmath.mpf(10) ** (-dps - 2) * min(1, hi),
-                            known=((lo, flo), (hi, fhi)))
+        if lo == 0:
+            # the root is in (0, 1]; for ε near 1 it is near −log ε/(2 m₁), where tolerances
+            # absolute in t and in log L lost digits (ε = 1 − 10⁻¹⁵: t ≈ 10⁻¹⁵, 3·10⁻⁷ relative
+            # error).  Jensen, L(t) ≥ e^{−2 m₁ t}, makes t₀ = −log ε/(2 m₁) a lower bracket; the
+            # root is found in s = log t for f/|log ε|, so both tests are relative
+            scale = -mpmath.log(e)
+            # L ≈ 1 to relative digits: log L to 10^{-dps} of |log ε| needs that many more
+            fine = work + max(0, int(-mpmath.log10(scale)) + 1)
+            t0 = scale / (2 * law.moments(1, dps=work)[1])
+            fhi = f(hi, fine)
+            f0 = f(t0, fine)
+            if f0 <= 0:                          # (a law whose L is e^{−2 m₁ t}: t₀ itself)
+                t = t0
+            else:
+                s = _bracketed_root(lambda s_: f(mpmath.exp(s_), fine) / scale, mpmath.log(t0), mpmath.mpf(0),
+                                    mpmath.mpf(10) ** (-dps - 2), known=((mpmath.log(t0), f0 / scale),
+                                                                         (mpmath.mpf(0), fhi / scale)))
+                t = None if s is None else mpmath.exp(s)
+        else:
+            t = _bracketed_root(f, lo, hi, mpmath.mpf(10) ** (-dps - 2) * min(1, hi),
+                                known=((lo, flo), (hi, fhi)))
         if t is None:
             raise PrecisionError(f"{who}: the root finder did not converge")
     with mpmath.workdps(dps):
