@@ -264,6 +264,9 @@ def test_mean_normalized_output_variance_is_additive():
     law = mean_normalized(output_law(ARCH))
     var = law.moments(2)[2] - 1
     assert same(var, (t2 / t1) ** 2 / gk + 1 / h + 1 / gv + 1 / go)
+    for bad in ("x", None, ARCH):                       # not a law: a clear refusal, no AttributeError
+        with pytest.raises(FreeprobValueError, match="mean_normalized: expected a law"):
+            mean_normalized(bad)
 
 
 def test_common_row_spike_formula():

@@ -6,6 +6,8 @@ path before, ``Law._algebraic_evaluator``): Cauchy transform, density, cdf, quan
 support, atoms, moments, flat levels, extent, expectation; the balls contain the values of
 both; an irrational ``c`` gives exact edges ``c·e``; bad ``c`` is refused.
 """
+import re
+
 import mpmath
 import pytest
 import sympy as sp
@@ -13,7 +15,7 @@ from flint import arb
 
 from freeprob.attention import Architecture, attention_law
 from freeprob.errors import FreeprobValueError
-from freeprob.laws.families import MarchenkoPastur, Semicircle
+from freeprob.laws.families import FreePoisson, MarchenkoPastur, Semicircle
 from freeprob.laws.numeric_state import adopt_numeric_state, numeric_state
 from freeprob.laws.operations import dilate, shift
 from freeprob.numeric.balls import enclose
@@ -127,3 +129,13 @@ def test_negative_dilation_keeps_its_own_equation():
     law = dilate(shift(MarchenkoPastur(2), 1), -2)
     assert law._dilation() is None and not isinstance(law._evaluator("test"), ScaledCauchy)
     assert law.atoms() == ((-2, sp.Rational(1, 2)),)
+
+
+def test_a_real_point_on_the_cut_is_named_as_given():
+    # the refusal names the user's z, not the inner point z/c (a 77-digit rational for c = √2)
+    law = dilate(FreePoisson(1), sp.sqrt(2))
+    for z, shown in ((2, "z = 2 is real"), (2 + 0j, "z = (2+0j) is real"), (sp.Rational(1, 3), "z = 1/3 is real")):
+        with pytest.raises(FreeprobValueError, match=re.escape(shown)):
+            law.cauchy(z)
+    assert abs(law.cauchy(20) - (20 / sp.sqrt(2) - sp.sqrt(20 / sp.sqrt(2) * (20 / sp.sqrt(2) - 4))).evalf()
+               / (2 * 20 / sp.sqrt(2)) / sp.sqrt(2)) < 1e-14

@@ -420,8 +420,12 @@ def mean_normalized(law: Law) -> Law:
     r"""``law`` divided by its mean (mean one; the paper's "average squared row norm one",
     its C.5/C.6).  For untied laws the result depends on β only through ``κ = θ2/θ1``.
 
-    Raises ``FreeprobValueError`` if the mean is zero.  Source: theory.md §1.
+    Raises ``FreeprobValueError`` if ``law`` is not a law or its mean is zero.  Source:
+    theory.md §1.
     """
+    if not isinstance(law, Law):
+        raise FreeprobValueError(f"mean_normalized: expected a law (a freeprob Law, e.g. output_law(arch)); "
+                                 f"got {type(law).__name__} {law!r}")
     m1 = law.moments(1)[1]
     if sp.simplify(m1) == 0:
         raise FreeprobValueError("mean_normalized: the law has mean 0")

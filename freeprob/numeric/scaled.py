@@ -29,6 +29,7 @@ Source: [MS17]_ §2.4 (dilations); this project's design (issue 27).
 """
 from __future__ import annotations
 
+import re as re_
 from fractions import Fraction
 
 import mpmath
@@ -186,7 +187,16 @@ class ScaledCauchy:
             zc = _CPt(re, im) if getattr(self.inner, "takes_exact_parts", False) else re.expr + sp.I * im.expr
         else:
             zc = self._point(z, "cauchy", "z", idps).expr
-        return self._times(self.inner.cauchy(zc, dps=idps, ball=ball), dps, -1)
+        try:
+            v = self.inner.cauchy(zc, dps=idps, ball=ball)
+        except FreeprobValueError as exc:
+            # a real z on the cut or at a pole: the message names the user's z, not z/c
+            inner_z = re_.escape("z = " + (str(zc.re) if isinstance(zc, _CPt) else str(zc)))
+            msg, hits = re_.subn(inner_z + r"(?=\s|$)", lambda _: f"z = {z}", str(exc))
+            if hits:
+                raise FreeprobValueError(msg) from None
+            raise
+        return self._times(v, dps, -1)
 
     @shows_proven
     def density(self, x, *, dps=15, ball=False):
