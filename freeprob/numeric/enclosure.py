@@ -387,13 +387,14 @@ class _Enclosures:
                     return self._cdf_enclosure(op, dps)
             raise NotAvailable(f"AlgebraicCauchy.cdf(ball=True): x = {xe} is a special point (an "
                                "atom with a numeric mass, or a singular point inside the support) "
-                               "where no enclosure is available; pass a point next to it")
+                               "where no enclosure is available (the plain cdf is available); pass a "
+                               "point at least 1e-11 (relative) away from it")
         gap = min(abs(v - xe.xf) for v in allp)
         if gap <= 1e-11 * (1 + abs(xe.xf)):
             raise NotAvailable(
                 f"AlgebraicCauchy.cdf(ball=True): x = {xe} lies within 1e-11 (relative) of a support "
-                "edge or atom, where the enclosure cannot be made narrow (the plain cdf is available); pass "
-                "the edge itself or a point at least 1e-11 (relative) away")
+                "edge, atom or singular point, where the enclosure cannot be made narrow (the plain cdf is "
+                "available); pass a point at least 1e-11 (relative) away, or an edge of a gap itself")
         lo, H = self._contour(allp, xe.xf)
         with _prec(prec):
             x = enclose(xe, prec)
