@@ -139,3 +139,6 @@ def test_a_real_point_on_the_cut_is_named_as_given():
             law.cauchy(z)
     assert abs(law.cauchy(20) - (20 / sp.sqrt(2) - sp.sqrt(20 / sp.sqrt(2) * (20 / sp.sqrt(2) - 4))).evalf()
                / (2 * 20 / sp.sqrt(2)) / sp.sqrt(2)) < 1e-14
+    for bad in (None, [1j]):                            # complex z is allowed: the refusal says so
+        with pytest.raises(FreeprobValueError, match=r"must be a number \(complex, or real off the support\)"):
+            law.cauchy(bad)

@@ -171,8 +171,8 @@ def _exact_point(x, who, name):
     if isinstance(x, sp.Basic) and not isinstance(x, sp.Expr):
         raise FreeprobValueError(f"{owner}: `{name}` must be a real number; got {x!r}")
     if not isinstance(x, numbers.Number | sp.Basic | str):
-        raise FreeprobValueError(
-            f"{owner}: `{name}` must be a real number; got {type(x).__name__} {x!r}")
+        kind = "a number (complex, or real off the support)" if who == "cauchy" else "a real number"
+        raise FreeprobValueError(f"{owner}: `{name}` must be {kind}; got {type(x).__name__} {x!r}")
     value = as_exact(x, owner, name)
     if value.free_symbols:
         raise FreeprobValueError(f"{owner}: `{name}` must be a number; got {value}")
