@@ -44,7 +44,7 @@ from freeprob.numeric.ovpath import TrackFailure, arb_mpf as _to_mpf, certify, n
 from freeprob.numeric.ovquad import _OVQuadrature
 from freeprob.numeric.ovsupport import _OVSupport
 from freeprob.numeric.ovsystem import OVSystem, ScalarVariable, scalar_variable
-from freeprob.numeric.rootkernel import GUARD_DPS, _bits, _check_dps, _real_point
+from freeprob.numeric.rootkernel import GUARD_DPS, _bits, _check_dps, _complex_point, _is_nonreal_input, _real_point
 
 __all__ = ["OperatorValuedCauchy"]
 
@@ -228,8 +228,8 @@ class OperatorValuedCauchy(_OVSupport, _OVQuadrature):
         dps = _check_dps(dps, "cauchy")
         if check_ball(ball, "cauchy"):
             raise NotAvailable(f"{_WHO}.cauchy: {_NO_BALL}")
-        if isinstance(z, complex | mpmath.mpc):
-            re, im = _real_point(mpmath.mpf(z.real), "cauchy", "z"), _real_point(mpmath.mpf(z.imag), "cauchy", "z")
+        if _is_nonreal_input(z):                # (the parts read as AlgebraicCauchy.cauchy reads them)
+            re, im = _complex_point(z, "cauchy")
         else:
             try:
                 import sympy as sp

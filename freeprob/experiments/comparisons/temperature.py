@@ -47,7 +47,6 @@ finite-``n`` fluctuations (small) from the softmax-specific finite-width effects
 from __future__ import annotations
 
 import functools
-import math
 
 import mpmath
 import numpy as np
@@ -185,22 +184,12 @@ def error_s_transform(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, no
             s /= (1 + u / h) * (1 + u / gv) * (1 + u / go)
             return (1 + u) / (u * s)
 
-        kf, gkf, gvf, gof, hf, lamf = (float(x) for x in (k, gk, gv, go, h, lam))
-
-        def z_float(u):
-            """``z(u)`` in doubles (the bracketing pass; mpmath numbers there cost 10× more)."""
-            v = u / gkf
-            a = 1 + kf * v
-            s = 2 / (a + math.sqrt(a * a - 4 * kf * (1 - kf) * v))
-            s /= (1 + u / hf) * (1 + u / gvf) * (1 + u / gof)
-            return (1 + u) / (u * s)
-
         u0 = -min(mpmath.mpf(1), h, gv, go)
         eps = mpmath.mpf(10) ** -12
         # bracket in double precision (z(u) + λ changes sign once on the branch), then
         # polish with the secant method at dps digits
         brentq = require("scipy.optimize", "sampler").brentq
-        u = brentq(lambda x: z_float(x) + lamf, float(u0 * (1 - eps)),
+        u = brentq(lambda x: float(z_of(mpmath.mpf(x)) + lam), float(u0 * (1 - eps)),
                    float(-eps), xtol=1e-15, rtol=1e-15, maxiter=500)
         u = mpmath.findroot(lambda x: z_of(x) + lam, mpmath.mpf(u))
         if not u0 < u < 0:
