@@ -43,6 +43,7 @@ import time
 import traceback
 
 from freeprob import _progress
+from freeprob._signals import raise_lost_interrupt
 
 __all__ = ["interruptible", "WorkerProcess", "WorkerDied", "available", "ENV_IN_PROCESS"]
 
@@ -257,6 +258,7 @@ class WorkerProcess:
     def _read(self, n, on_wait, interval):
         chunks, left = [], n
         while left:
+            raise_lost_interrupt()          # a Ctrl-C discarded in a finaliser (freeprob._signals)
             ready, _, _ = select.select([self._answers], [], [], interval)   # a signal lands here at once
             if not ready:
                 if on_wait is not None:

@@ -24,6 +24,8 @@ import os
 import sys
 import time
 
+from freeprob._signals import raise_lost_interrupt
+
 __all__ = ["report", "reporting", "within", "ProgressLine", "human_seconds", "QUIET_SECONDS", "TTY_AFTER"]
 
 #: seconds of silence before a :class:`ProgressLine` writes to a stream that is not a terminal
@@ -50,8 +52,15 @@ def report(done=None, total=None, text=None) -> None:
         Nothing happens without a receiver (:func:`reporting`).  An exception of the
         receiver passes on (a worker's parent that went away).
 
+    Raises
+    ------
+    KeyboardInterrupt
+        A Ctrl-C (or SIGTERM) that Python discarded earlier in the current
+        :func:`freeprob._signals.interrupt_latch` block, raised again here.
+
     Source: this module.
     """
+    raise_lost_interrupt()
     sink = _SINK.get()
     if sink is not None:
         sink(done, total, text)

@@ -8,7 +8,8 @@ import signal
 import sys
 import threading
 
-__all__ = ["Terminated", "interruption", "sigterm_as_interrupt", "deferred_signals"]
+__all__ = ["Terminated", "interruption", "sigterm_as_interrupt", "deferred_signals", "interrupt_latch",
+           "raise_lost_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -24,24 +25,96 @@ def interruption(exc):
     return ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
 
 
+#: the stops (:class:`KeyboardInterrupt`, :class:`Terminated`) that :func:`_latch` raised
+#: in the current :func:`interrupt_latch` block (cleared when the outermost block ends)
+_RAISED: list = []
+#: how many :func:`interrupt_latch` blocks are open (in the main thread)
+_DEPTH = [0]
+
+
+def _latch(signum, frame):
+    """The handler of Ctrl-C and SIGTERM inside :func:`interrupt_latch`: record the stop,
+    then raise it (a SIGTERM once: a second one during the clean-up is ignored)."""
+    exc = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+    if signum == signal.SIGTERM:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _RAISED.append(exc)
+    raise exc()
+
+
+def _quiet_lost_stop(previous):
+    """A :data:`sys.unraisablehook` that says nothing of a stop of :func:`_latch` that Python
+    discarded (it is raised again: :func:`raise_lost_interrupt`) and passes anything else to
+    ``previous``."""
+    def hook(unraisable):
+        if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _RAISED):
+            previous(unraisable)
+    return hook
+
+
 @contextlib.contextmanager
-def sigterm_as_interrupt():
-    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (once: a
-    second SIGTERM during the clean-up is ignored); the previous handler is restored after.
-    No-op off the main thread.  Source: this project's design (docs/guide/sweeps.md)."""
+def interrupt_latch(*, sigterm=False):
+    """Within the block a Ctrl-C that Python discarded is raised again by
+    :func:`raise_lost_interrupt`.
+
+    Python runs a signal handler in whatever Python code the main thread executes next;
+    when that is a finaliser (``__del__``), a weak-reference or garbage-collector callback
+    (Dask's scheduler installs one), the :class:`KeyboardInterrupt` is printed as
+    "Exception ignored in ..." and the work goes on as if no Ctrl-C had come.  Inside the
+    block Ctrl-C is handled by a handler that records the stop before raising it (a
+    discarded one is not printed: :data:`sys.unraisablehook` passes over it), and the
+    loops of long work (a sweep waiting for its cells, a worker process's parent, every
+    :func:`freeprob._progress.report`) call :func:`raise_lost_interrupt`, which raises a
+    recorded stop again.  Ctrl-C is latched only where Python's own handler
+    (:func:`signal.default_int_handler`) is in place: an ignored SIGINT or a handler of the
+    caller's stays as it is.  With ``sigterm=True`` SIGTERM is latched too and raises
+    :class:`Terminated` (:func:`sigterm_as_interrupt`).  The previous handlers are restored
+    after.  No-op off the main thread (where handlers cannot be set); blocks nest.
+
+    Raises nothing itself.  Source: this project's design (docs/guide/cli.md, "Interrupting
+    and progress"); Python's documentation of :mod:`signal` (handlers run in the main
+    thread between bytecode instructions) and of :data:`sys.unraisablehook`."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated()
-
-    old = signal.signal(signal.SIGTERM, handler)
+    old, hook = {}, sys.unraisablehook
+    if _DEPTH[0] == 0:
+        sys.unraisablehook = _quiet_lost_stop(hook)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        old[signal.SIGINT] = signal.signal(signal.SIGINT, _latch)
+    if sigterm:
+        old[signal.SIGTERM] = signal.signal(signal.SIGTERM, _latch)
+    _DEPTH[0] += 1
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        _DEPTH[0] -= 1
+        for s, h in old.items():
+            signal.signal(s, h)
+        if _DEPTH[0] == 0:
+            _RAISED.clear()
+            sys.unraisablehook = hook
+
+
+def raise_lost_interrupt() -> None:
+    """Raise again the first Ctrl-C (:class:`KeyboardInterrupt`) or SIGTERM
+    (:class:`Terminated`) handled in the current :func:`interrupt_latch` block; nothing if
+    none came.  Called where long work is in its normal flow (a loop waiting for results, a
+    progress report): reached after a stop only when Python discarded the stop's exception
+    (see :func:`interrupt_latch`).  Source: this module."""
+    if _RAISED:
+        raise _RAISED[0]()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (once: a
+    second SIGTERM during the clean-up is ignored), and a Ctrl-C or SIGTERM that Python
+    discarded is raised again at the next :func:`raise_lost_interrupt`
+    (:func:`interrupt_latch`); the previous handlers are restored after.  No-op off the
+    main thread.  Source: this project's design (docs/guide/sweeps.md)."""
+    with interrupt_latch(sigterm=True):
+        yield
 
 
 #: the signals that stop a command: Ctrl-C and SIGTERM

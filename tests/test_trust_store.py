@@ -339,7 +339,7 @@ def test_ctrl_c_during_a_local_cluster_run_prints_one_line(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     # no "Port 8787 is already in use" from Dask (freeprob.experiments.sweep.LOCAL_CLUSTER_OPTIONS)
     lines = [ln for ln in err.splitlines() if ln.strip() and "warn" not in ln.lower()]
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert lines == ["freeprob: interrupted; finished cells are kept and a rerun resumes"], err
 
 

@@ -272,7 +272,7 @@ def _is_missing_freeprob(exc):
 # Terminated, interruption, sigterm_as_interrupt: the one SIGTERM handler (freeprob._signals),
 # re-exported here where they were
 from freeprob._signals import (Terminated, deferred_signals, interruption,  # noqa: E402,F401
-                               sigterm_as_interrupt)
+                               sigterm_as_interrupt, interrupt_latch, raise_lost_interrupt)
 
 
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}"
@@ -577,8 +577,16 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
         :data:`WORKERS_LOST_GRACE` seconds); every cell finished before is stored and a
         rerun resumes.
     KeyboardInterrupt
-        Passed on after cancelling the pending cells; every finished cell is stored.
+        Passed on after cancelling the pending cells; every finished cell is stored.  A
+        Ctrl-C whose exception Python discarded (in a finaliser or a callback of Dask's) is
+        raised again while the run waits (:func:`freeprob._signals.interrupt_latch`).
     """
+    with interrupt_latch():
+        return _run_cells(cells, store, sweep, executor, progress=progress, desc=desc, on_result=on_result)
+
+
+def _run_cells(cells, store, sweep, executor, *, progress, desc, on_result):
+    """:func:`run_cells` inside its :func:`freeprob._signals.interrupt_latch`."""
     tqdm = _sweep_extra("tqdm").tqdm
 
     t0 = time.perf_counter()
@@ -658,6 +666,7 @@ def run_cells(cells, store, sweep, executor, *, progress=True, desc="cells", on_
                                        raise_errors=False)
                 watch = _WorkerWatch(executor, bar)
                 while not pending.is_empty():
+                    raise_lost_interrupt()        # a Ctrl-C discarded in a callback (freeprob._signals)
                     batch = pending.next_batch(block=False)
                     if not batch:           # no result yet: are there still workers to compute one?
                         watch.idle(stats, len(todo), store)
