@@ -536,3 +536,24 @@ def test_density_float_next_to_special_points_continues_the_root():
         exact = [float(mpmath.sqrt((4 - mpf(repr(x))) / mpf(repr(x))) / (2 * mpmath.pi)) for x in xs]
     pointwise = [float(law(mp_eq(1)).density(x)) for x in xs]
     assert all(abs(v - e) <= 1e-12 * e and abs(v - p) <= 1e-12 * p for v, e, p in zip(vals, exact, pointwise))
+
+
+def test_density_float_next_to_edges_on_the_wide_path():
+    """Next to an edge doubles do not give the density to ``rtol`` (``|∂_G P|`` and ``Im g``
+    both small) and within 10⁻¹² of it they do not resolve the point: those points are
+    polished at 128+ bits on the acb kernel (``_wide_density``) instead of the certified
+    path, with the same floats as that path (MP(1/2): edges 3/2 ± √2, closed form)."""
+    lo, hi = 1.5 - 2 ** 0.5, 1.5 + 2 ** 0.5
+    xs = sorted([lo * (1 + 10.0 ** -k) for k in range(2, 16)] + [1.0, 2.0]
+                + [hi * (1 - 10.0 ** -k) for k in range(2, 16)])
+    A, certified = law(mp_eq(R(1, 2))), []
+    exact_point = A._density_exact_point
+    A._density_exact_point = lambda *a, **k: certified.append(a[0]) or exact_point(*a, **k)
+    vals = A.density_float(xs)
+    assert certified == []
+    f = mp_density(R(1, 2))
+    pointwise = [float(law(mp_eq(R(1, 2))).density(x)) for x in xs]
+    with mpmath.workdps(40):        # (a float point is the decimal it prints as)
+        exact = [float(f(mpf(repr(x)))) for x in xs]
+    assert vals[0] == exact[0] == 0.0       # lo·(1 + 10⁻¹⁵) rounds onto the edge's far side
+    assert all(abs(v - e) <= 1e-12 * e and abs(v - p) <= 1e-12 * p for v, e, p in zip(vals, exact, pointwise))

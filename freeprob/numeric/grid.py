@@ -36,6 +36,8 @@ from freeprob.errors import FreeprobValueError
 
 #: default relative accuracy of :meth:`_Grid.density_float`
 FLOAT_RTOL = 1e-10
+#: bits of :meth:`_Grid._wide_density`, the step between doubles and the certified path
+WIDE_PREC = 128
 
 
 class _Grid:
@@ -224,6 +226,8 @@ class _Grid:
                     cur = (xe, xf, sel, False)
                     if rtol is not None and plan[0] == 0:
                         value = self._float_density(K, xf, sel, rtol)
+                        if value is None:
+                            value = self._wide_density(K, xe, sel, rtol)
                         if value is not None:
                             out[i] = value
                             prev = cur
@@ -248,6 +252,19 @@ class _Grid:
                                 got.append(r)
                                 return r
                         return None
+            if rtol is not None and resel is not None:
+                # doubles do not resolve the point: its root continued at more bits from
+                # the neighbour, then the density as at a point doubles do not certify
+                wide = max(WIDE_PREC, -(-(plan[0] + 128) // 64) * 64)
+                r = resel(wide)
+                value = None if r is None else self._wide_density(K, xe, r, rtol, wide)
+                if value is not None:
+                    out[i] = value
+                    prev = cur = (xe, xf, r, True)
+                    if i == first:
+                        anchor = cur
+                    continue
+                got.clear()
             out[i] = self._density_exact_point(xe, dps, sel, resel, ball=ball)
             if resel is not None and got:
                 cur = (xe, xf, got[-1], True)
@@ -329,6 +346,53 @@ class _Grid:
         if not err <= rtol * -g1.imag:
             return None
         return -g1.imag / math.pi
+
+    def _wide_density(self, K, xe, sel, rtol, prec=WIDE_PREC):
+        """:meth:`_float_density` at ``prec`` bits (a multiple of 64; default
+        :data:`WIDE_PREC`) where doubles do not give the density to ``rtol``: next to an
+        edge or a cut point ``|∂_G P|`` and ``Im g`` are both small, and within 10⁻¹² of a
+        special point doubles do not resolve the point.  The root ``sel`` (doubles, or
+        continued at more bits from a neighbour: :meth:`_march_mp`) is polished by Newton's
+        method at the exact point ``xe`` on the acb kernel, with the same checks (the
+        polished root within ``ρ/8`` of ``sel``, in the lower half-plane) and the same
+        rounding-error bound with ``eps = 2^-prec``; ``None`` when they fail (the certified
+        path then evaluates the point).  A fifth to a tenth of that path's cost at such
+        points, and the same float (its error is far below an ulp)."""
+        kind, g, rho = sel
+        if kind == "real":
+            return 0.0          # decided with a margin by the continuation (as in _float_density)
+        if kind != "complex":
+            return None
+        try:
+            with mpmath.workprec(prec):
+                x = mpmath.mpf(xe.mpf(prec))
+                W = self._akernel(prec)
+                with flint_precision(flint.ctx.cap, prec):
+                    g0 = _acb_exact(g)
+                    A = W.values(_acb_exact(x))
+                    g1 = W.newton(A, g0, abs(complex(g0)))
+                    if g1 is None:
+                        return None
+                    q = abs(complex(_pvals(A, g1)[1]))
+                    step = abs(complex(g1 - g0))
+                    gc = complex(g1)
+                    value = float((-g1.imag / flint.arb.pi()).mid())
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError, TypeError):
+            return None
+        if not step <= float(rho) / 8 or not gc.imag < 0 or not q > 0:
+            return None
+        ax, ag = abs(xe.xf), abs(gc)
+        total = 0.0
+        for row in K.abs_desc:                  # as in _float_density (the double kernel's |c|)
+            acc = 0.0
+            for c in row:
+                acc = acc * ax + c
+            total = total * ag + acc
+        # the double kernel's |c| are within a relative 2^-52 of the exact ones: a factor 2 covers it
+        err = 4 * K.horner_steps * 2.0 ** -prec * total / q
+        if not err <= rtol * -gc.imag:
+            return None
+        return value
 
     def _march_mp(self, x0, sel0, x1, p1):
         """The selected root at the exact point ``x1``, continued at ``p1`` bits along the
