@@ -222,7 +222,8 @@ def _terminate_after(argv, db, stored=2, timeout=240):
 def test_sigterm_stops_verify_cleanly(tmp_path, workers):
     out = tmp_path / "o"
     code, err = _terminate_after(["verify", "--configs", TINY, "--n", "64", "--seeds", "400", "--points", "60",
-                                  "--workers", str(workers), "--no-progress", "--out", str(out)], out)
+                                  "--workers", str(workers), "--no-finite-width", "--no-progress", "--out", str(out)],
+                                 out)
     # no "Port 8787 is already in use" from Dask (freeprob.experiments.sweep.LOCAL_CLUSTER_OPTIONS)
     lines = [ln for ln in err.splitlines() if ln.strip() and "warn" not in ln.lower()]
     assert code == 143, err

@@ -308,7 +308,7 @@ def test_ctrl_c_during_a_local_cluster_run_prints_one_line(tmp_path):
     out = tmp_path / "o"
     proc = subprocess.Popen([sys.executable, "-m", "freeprob.cli", "verify", "--configs", TINY, "--n", "64",
                              "--seeds", "400", "--points", "60", "--workers", "2", "--no-figures",
-                             "--no-progress", "--out", str(out)],
+                             "--no-finite-width", "--no-progress", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
