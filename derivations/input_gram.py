@@ -14,7 +14,7 @@ with α = N/n (single, sum: 1; concat: h).
 
 Routes compared:
 1. Route A (equations): expand the equations in w = 1/z (m = −Σ_k m_k w^{k+1}, solved
-   order by order, exact rational arithmetic at two rational points of the moments x_j of
+   order by order, exact rational series (FLINT) at two rational points of the moments x_j of
    ν_X, y_j of ν_D, s and α); route B (plane trees,
    freeprob.attention.input_gram.variance_profile_moments, printed symbolically to m3):
    equal to order 4.
@@ -36,6 +36,9 @@ non-commuting right factors, nested scalar equations per z):
    law of out and stack: relW1 < 3.5 %, KS < 1 %.
 """
 import _threads  # noqa: F401  (one BLAS thread; before numpy)
+import math
+
+import flint
 import numpy as np
 import sympy as sp
 from _common import show
@@ -56,36 +59,42 @@ POINTS = [dict(s=sp.Rational(3, 7), alpha=sp.Rational(5, 2), xs=[1, sp.Rational(
                ys=[1, sp.Rational(5, 4), sp.Rational(17, 8), sp.Rational(9, 2), sp.Rational(21, 2)])]
 
 
-def trunc(expr, order):
-    """``expr`` (a polynomial in w) truncated after ``w^(order+1)``."""
-    p = sp.Poly(sp.expand(expr), w)
-    return sum(c * w**k for (k,), c in p.terms() if k <= order + 1)
+def trunc(p, order):
+    """The exact series ``p`` (a FLINT ``fmpq_poly`` in w) truncated after ``w^(order+1)``."""
+    return flint.fmpq_poly(p.coeffs()[:order + 2])
 
 
 def route_a(order, s, alpha, xs, ys):
-    """Moments from the series of the equations in w = 1/z (m = −Σ_k m_k w^{k+1})."""
+    """Moments from the series of the equations in w = 1/z (m = −Σ_k m_k w^{k+1}), in exact
+    rational series arithmetic (FLINT ``fmpq_poly``, truncated after each product)."""
+    q = lambda v: flint.fmpq(int(sp.Rational(v).p), int(sp.Rational(v).q))     # noqa: E731
+    s, alpha, xs, ys = q(s), q(alpha), [q(v) for v in xs], [q(v) for v in ys]
+    W = flint.fmpq_poly([0, 1])
     # unknowns as series in w: e0 = δ̃0, e1 = δ̃1, d0 = δ0, d1 = δ1 (each −w·(…))
-    e0, e1 = -w * ys[0], -w * ys[1]
+    e0, e1 = -W * ys[0], -W * ys[1]
     for _ in range(order + 1):
         # t(c) = −w/(1 + c e1 + s e0): average c^j t(c) by expanding in the small (c e1 + s e0)
         def row_avg(j):
-            tot = 0
+            tot = flint.fmpq_poly([])
             for k in range(order + 1):
                 # (−1)^k (c e1 + s e0)^k, expanded and averaged: Σ C(k,i) e1^i (s e0)^{k−i} x_{i+j}
-                tot += (-1)**k * sum(sp.binomial(k, i) * e1**i * (s * e0)**(k - i) * xs[i + j]
-                                     for i in range(k + 1) if i + j <= order)
-            return trunc(-w * tot, order)
+                for i in range(k + 1):
+                    if i + j <= order:
+                        tot += trunc((-1)**k * math.comb(k, i) * xs[i + j] * e1**i * (s * e0)**(k - i), order)
+            return trunc(-W * tot, order)
         d0, d1 = row_avg(0), row_avg(1)
 
         def col_avg(j):
-            tot = 0
+            tot = flint.fmpq_poly([])
             for k in range(order + 1):
-                tot += (-1)**k * sum(sp.binomial(k, i) * (d1 / alpha)**i * (s * d0 / alpha)**(k - i) * ys[i + j]
-                                     for i in range(k + 1) if i + j <= order)
-            return trunc(-w * tot, order)
+                for i in range(k + 1):
+                    if i + j <= order:
+                        tot += trunc((-1)**k * math.comb(k, i) * ys[i + j] * (d1 / alpha)**i
+                                     * (s * d0 / alpha)**(k - i), order)
+            return trunc(-W * tot, order)
         e0, e1 = col_avg(0), col_avg(1)
-    m = row_avg(0)
-    return [sp.expand(-m.coeff(w, k + 1)) for k in range(1, order + 1)]
+    m = row_avg(0).coeffs() + [flint.fmpq(0)] * (order + 2)
+    return [sp.Rational(int((-m[k + 1]).p), int((-m[k + 1]).q)) for k in range(1, order + 1)]
 
 
 X = [sp.Integer(1)] + list(sp.symbols("x1:%d" % (ORDER + 1), positive=True))
@@ -98,7 +107,7 @@ for pt in POINTS:
     a = route_a(ORDER, pt["s"], pt["alpha"], pt["xs"], pt["ys"])
     b = variance_profile_moments(pt["xs"], pt["ys"], pt["s"], pt["alpha"], ORDER)
     for k in range(ORDER):
-        assert sp.simplify(a[k] - b[k]) == 0, (k, a[k], b[k])
+        assert a[k] - b[k] == 0, (k, a[k], b[k])                         # exact rationals
 print(f"[ok] route A (series of the equations) = route B (plane trees), m1..m{ORDER}, at two exact rational points")
 
 # 2. reduction to the orthonormal laws
@@ -112,7 +121,7 @@ for obj, law, ratio, al in (("single", attention_law(arch), cK, 1), ("concat", c
     got = variance_profile_moments(ortho, dm, t1 - t2, al, ORDER)
     want = law.moments(ORDER)[1:]
     for k in range(ORDER):
-        assert sp.simplify(got[k] - want[k]) == 0, (obj, k, got[k], want[k])
+        assert sp.cancel(got[k] - want[k]) == 0, (obj, k, got[k], want[k])     # rational functions
     print(f"[ok] nu_X = delta_1: {obj} moments m1..m{ORDER} = the orthonormal law of freeprob.attention")
 
 # 3. ν_D by the exact core vs the trees with s = 0
@@ -121,7 +130,7 @@ core = free_mul(MarchenkoPastur(q), MarchenkoPastur(1 / c)).moments(ORDER)
 mpx = MarchenkoPastur(q).moments(ORDER)
 tree = variance_profile_moments(list(mpx), [1] * (ORDER + 1), 0, c, ORDER)
 for k in range(ORDER):
-    assert sp.simplify(core[k + 1] - tree[k]) == 0, (k, core[k + 1], tree[k])
+    assert sp.cancel(core[k + 1] - tree[k]) == 0, (k, core[k + 1], tree[k])
 print(f"[ok] nu_X ⊠ MP(1/c) (exact core free_mul) = variance-profile trees with s = 0, m1..m{ORDER}")
 
 # 4. numbers: law vs the GE sample with Gaussian inputs
