@@ -172,8 +172,19 @@ def error_s_transform(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, no
     ``∫(λ² + σ²x)/(x + λ)² dμ_feat`` with ``μ_feat = γ_O⁻¹ μ̂ + (1 − γ_O⁻¹) δ_0`` (float).
 
     Source: docs/theory.md §3.2 (normalised form), §4 (ridge)."""
+    i1, i2 = _s_transform_integrals(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, dps)
     with mpmath.workdps(dps):
-        k, lam, sig = mpmath.mpf(kappa_value), mpmath.mpf(penalty), mpmath.mpf(noise)
+        lam, sig = mpmath.mpf(penalty), mpmath.mpf(noise)
+        return float(lam ** 2 * i2 + sig ** 2 * (i1 - lam * i2))
+
+
+@functools.lru_cache(maxsize=4096)
+def _s_transform_integrals(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, dps):
+    """``(∫ dμ_feat/(x + λ), ∫ dμ_feat/(x + λ)²)`` of :func:`error_s_transform` at ``dps``
+    digits (mpf), memoized: the root ``u`` does not depend on the noise, so the bias and the
+    variance part (noise 0 and 1) solve it once."""
+    with mpmath.workdps(dps):
+        k, lam = mpmath.mpf(kappa_value), mpmath.mpf(penalty)
         gk, gv, go = (_mpf(x) for x in (gamma_k, gamma_v, gamma_o))
         h = mpmath.mpf(heads)
 
@@ -198,8 +209,7 @@ def error_s_transform(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, no
         g = (1 + u) / z
         dg = 1 / mpmath.diff(z_of, u) / z - (1 + u) / z ** 2
         w = 1 / go
-        i1, i2 = w * -g + (1 - w) / lam, w * -dg + (1 - w) / lam ** 2
-        return float(lam ** 2 * i2 + sig ** 2 * (i1 - lam * i2))
+        return w * -g + (1 - w) / lam, w * -dg + (1 - w) / lam ** 2
 
 
 def _mpf(x):
