@@ -2,9 +2,16 @@
 end at its built-in small sizes and writes its figure.
 
 Each ``notebooks/*.py`` is read by jupytext into an nbformat notebook and executed by nbclient
-in a fresh IPython kernel.  The kernel is this interpreter (``sys.executable``): a kernelspec
+in an IPython kernel.  The kernel is this interpreter (``sys.executable``): a kernelspec
 pointing at it is written to a temporary directory put first on ``JUPYTER_PATH``, so no
 ``ipykernel install`` is needed and a kernel of another environment is never picked up.
+
+The notebooks share one kernel (started once per module: a kernel's start and freeprob's
+imports cost about 1.5 s of CPU each time, and the laws the notebooks have in common are
+cached across them, as in the test process itself).  Before each notebook the kernel's
+namespace is cleared (``%reset -f``), its figures closed, and its working directory and
+``FREEPROB_NOTEBOOK_OUT`` set to a folder of that notebook's own, so that a notebook that
+used a name another one defined, or wrote no figure, still fails.
 """
 import json
 import os
@@ -33,47 +40,73 @@ def test_notebooks_exist():
     assert {"quickstart", "new_law", "paper_table"} <= names
 
 
-@pytest.fixture
-def kernel_env(tmp_path, monkeypatch):
-    """A kernelspec for this interpreter with the notebooks' environment, on JUPYTER_PATH."""
-    out = tmp_path / "out"
-    out.mkdir()
-    spec = tmp_path / "jupyter" / "kernels" / KERNEL
+def _kernelspec(root, out):
+    """A kernelspec for this interpreter with the notebooks' environment under ``root``."""
+    spec = root / "jupyter" / "kernels" / KERNEL
     spec.mkdir(parents=True)
     env = {"MPLBACKEND": "Agg", "FREEPROB_NOTEBOOK_OUT": str(out), "OPENBLAS_NUM_THREADS": "1",
            "PYTHONWARNINGS": os.environ.get("PYTHONWARNINGS", "")}
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "freeprob tests", "language": "python", "env": env}))
-    monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(
-        [str(tmp_path / "jupyter")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]))
-    # nbclient itself does not need a user config/runtime dir; keep them out of $HOME
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    return out
+
+
+@pytest.fixture(scope="module")
+def kernel_env(tmp_path_factory):
+    """The kernelspec on JUPYTER_PATH (nbclient's user config/runtime dirs kept out of
+    $HOME), and the one kernel manager the notebooks share (its kernel started by the first
+    notebook, in ``root``; shut down at the end)."""
+    root = tmp_path_factory.mktemp("notebooks")
+    _kernelspec(root, root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", os.pathsep.join(
+            [str(root / "jupyter")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]))
+        mp.setenv("JUPYTER_RUNTIME_DIR", str(root / "runtime"))
+        mp.setenv("JUPYTER_CONFIG_DIR", str(root / "config"))
+        mp.setenv("IPYTHONDIR", str(root / "ipython"))
+        km = nbclient.NotebookClient(nbformat.v4.new_notebook(), kernel_name=KERNEL).create_kernel_manager()
+        yield root, km
+        if km.has_kernel:
+            from jupyter_core.utils import run_sync
+            run_sync(km.shutdown_kernel)(now=True)
+
+
+def _fresh(out):
+    """The cell run before each notebook in the shared kernel (not part of its outputs)."""
+    return nbformat.v4.new_code_cell(
+        "%reset -f\n"
+        "__spec__ = None\n"          # (reset removes it; multiprocessing's spawn reads it: Dask's workers)
+        "import os as _os, matplotlib.pyplot as _plt\n"
+        f"_plt.close('all'); _os.environ['FREEPROB_NOTEBOOK_OUT'] = {str(out)!r}; _os.chdir({str(out)!r})\n"
+        "del _os, _plt")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, kernel_env):
+    root, km = kernel_env
+    out = root / path.stem
+    out.mkdir()
     head = path.read_text(encoding="utf-8").splitlines()[:6]
     assert "format_name: percent" in "\n".join(head), "not a jupytext percent notebook"
     nb = jupytext.read(path, fmt="py:percent")
     assert any(c.cell_type == "markdown" for c in nb.cells) and any(c.cell_type == "code" for c in nb.cells)
-    client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
-                                     resources={"metadata": {"path": str(kernel_env)}})
+    nb.cells.insert(0, _fresh(out))
+    client = nbclient.NotebookClient(nb, km=km, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
+                                     resources={"metadata": {"path": str(root)}})
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as exc:       # the traceback of the failing cell
         pytest.fail(f"{path.name}: {str(exc)[-4000:]}")
+    finally:
+        del nb.cells[0]
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "Traceback" not in outputs
-    pngs = list(kernel_env.glob("*.png"))
+    pngs = list(out.glob("*.png"))
     assert pngs, f"{path.name} wrote no figure to FREEPROB_NOTEBOOK_OUT"
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
     if path.stem in freeprob_docs.RECORDED:      # the docs show recorded outputs: still what it prints
         recorded = nbformat.read(freeprob_docs.OUTPUTS / f"{path.stem}.ipynb", as_version=4)
-        got = [_text(c, kernel_env) for c in nb.cells if c.cell_type == "code"]
+        got = [_text(c, out) for c in nb.cells if c.cell_type == "code"]
         want = [_text(c, None) for c in recorded.cells if c.cell_type == "code"]
         assert len(got) == len(want) and all(_same_printout(a, b) for a, b in zip(got, want)), \
             f"{path.name} prints other outputs than docs/tutorials/outputs/{path.stem}.ipynb records: run " \
@@ -115,3 +148,16 @@ def test_kernel_is_this_interpreter(kernel_env):
     text = nb.cells[0].outputs[0]["text"].split()
     assert Path(text[0]).resolve() == Path(sys.executable).resolve()
     assert text[1] == "Agg"
+
+
+def test_a_notebook_starts_from_a_cleared_namespace(kernel_env):
+    """In the shared kernel a notebook does not see the names of the one before."""
+    root, km = kernel_env
+    for k, src in enumerate(("# %%\nleft_over = 1\n", "# %%\nprint('left_over' in dir())\n")):
+        nb = jupytext.reads(src, fmt="py:percent")
+        out = root / f"fresh{k}"
+        out.mkdir()
+        nb.cells.insert(0, _fresh(out))
+        nbclient.NotebookClient(nb, km=km, kernel_name=KERNEL, timeout=120,
+                                resources={"metadata": {"path": str(root)}}).execute()
+    assert nb.cells[1].outputs[0]["text"] == "False\n"
