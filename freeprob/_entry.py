@@ -16,4 +16,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write("freeprob: interrupted\n")
         return 130
-    return run(argv)
+    status = run(argv)
+    if status in (130, 143):    # stopped by Ctrl-C or SIGTERM: another one during the exit is ignored
+        from freeprob._signals import ignore_stops
+        ignore_stops()
+    return status

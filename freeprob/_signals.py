@@ -9,7 +9,7 @@ import sys
 import threading
 
 __all__ = ["Terminated", "interruption", "sigterm_as_interrupt", "deferred_signals", "interrupt_latch",
-           "raise_lost_interrupt"]
+           "raise_lost_interrupt", "ignore_stops"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -25,6 +25,8 @@ def interruption(exc):
     return ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
 
 
+#: the signals that stop a command: Ctrl-C and SIGTERM
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: the stops (:class:`KeyboardInterrupt`, :class:`Terminated`) that :func:`_latch` raised
 #: in the current :func:`interrupt_latch` block (cleared when the outermost block ends)
 _RAISED: list = []
@@ -34,12 +36,26 @@ _DEPTH = [0]
 
 def _latch(signum, frame):
     """The handler of Ctrl-C and SIGTERM inside :func:`interrupt_latch`: record the stop,
-    then raise it (a SIGTERM once: a second one during the clean-up is ignored)."""
+    then raise it.  Once: the signals this block handles are ignored after the first stop,
+    for the rest of the block, so that a Ctrl-C pressed again (or a SIGTERM after it) does
+    not cut the clean-up (closing a Dask cluster, which is bounded:
+    :data:`freeprob.experiments.sweep.CLOSE_TIMEOUT`) and leave a traceback."""
     exc = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
-    if signum == signal.SIGTERM:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for s in _STOP_SIGNALS:
+        if signal.getsignal(s) is _latch:
+            signal.signal(s, signal.SIG_IGN)
     _RAISED.append(exc)
     raise exc()
+
+
+def ignore_stops():
+    """Ignore Ctrl-C and SIGTERM from now on (main thread only; no-op elsewhere): what a
+    command line entry point calls once its command has stopped on one, so that another
+    during Python's exit (Dask's exit hooks) neither prints a traceback nor changes the exit
+    status.  Raises nothing.  Source: this module."""
+    if threading.current_thread() is threading.main_thread():
+        for s in _STOP_SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
 
 
 def _quiet_lost_stop(previous):
@@ -117,8 +133,6 @@ def sigterm_as_interrupt():
         yield
 
 
-#: the signals that stop a command: Ctrl-C and SIGTERM
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: a helper process that reports the Ctrl-Cs its process group receives (one byte ``i``
 #: each on stdout) until its stdin closes; ``r`` when ready
 _WATCHER = ("import os, signal\n"

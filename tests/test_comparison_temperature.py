@@ -120,3 +120,19 @@ def test_helpers_bad_input():
         T.crossovers(penalty=0)
     with pytest.raises(FreeprobValueError):
         T.crossovers(beta_range=(1, 0.5))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(gamma_k=-1), "gamma_k must be a finite real number > 0"), (dict(noise=-1), "noise must be"),
+    (dict(kappa_value=1.5), "kappa_value must be a finite real number ≥ 0 and ≤ 1"),
+    (dict(heads=2.5), "heads must be an integer ≥ 1"), (dict(heads=True), "heads must be an integer"),
+    (dict(dps=0), "dps must be an integer from 10 to 1000"), (dict(noise=float("nan")), "noise must be"),
+    (dict(penalty=0), "penalty must be"), (dict(gamma_o=[1]), "gamma_o must be"),
+    (dict(gamma_k=1e-300), "was not found on its branch")])
+def test_s_transform_route_refuses_bad_input(bad, match):
+    """The newcomer's report: negative widths, a negative noise, κ outside [0, 1], dps = 0 gave
+    numbers (0.5 at dps = 0), NaN gave NaN, others bare ZeroDivisionError or scipy's message."""
+    from freeprob.errors import FreeprobValueError, PrecisionError
+    base = dict(kappa_value=0.5, gamma_k=2, gamma_v=2, gamma_o=2, heads=4, penalty=0.1, noise=0.5)
+    with pytest.raises((FreeprobValueError, PrecisionError), match=match):
+        T.error_s_transform(**(base | bad))

@@ -174,3 +174,13 @@ def test_bad_input():
         fp.pushforward(fp.free_mul(fp.FreePoisson(1), fp.FreePoisson(1)), x**3).density(1, dps=15)
     with pytest.raises(FreeprobValueError, match="free symbols"):
         fp.FreePoisson(sp.Symbol("t")).density(1, dps=15)
+
+
+def test_density_takes_a_numpy_array_as_its_points():
+    """The newcomer's report: a sorted numpy array was refused ("rtol= takes a sorted sequence
+    of points"; with dps: "`x` must be a real number"); it is the sequence of its points."""
+    import numpy as np
+    import freeprob as fp
+    law, xs = fp.FreePoisson(1), [0.5, 1.0, 3.5]
+    assert law.density(np.array(xs), rtol=1e-10) == law.density(xs, rtol=1e-10)
+    assert law.density(np.array(xs), dps=20) == law.density(xs, dps=20)

@@ -78,8 +78,15 @@ def _start(argv, tmp_path):
     return proc, workers[0]
 
 
-def _stop(proc, sig, group=False):
-    (os.killpg if group else os.kill)(proc.pid, sig)
+def _stop(proc, sig, group=False, times=1):
+    """Send ``sig`` (``times`` times, 0.1 s apart: a Ctrl-C pressed again while the command
+    stops) and wait for the command."""
+    for k in range(times):
+        if k:
+            time.sleep(0.1)
+            if proc.poll() is not None:
+                break
+        (os.killpg if group else os.kill)(proc.pid, sig)
     try:
         return proc.communicate(timeout=30)             # minutes to hours of work otherwise
     finally:
@@ -92,10 +99,13 @@ def _stop(proc, sig, group=False):
                                                (signal.SIGTERM, 143, "terminated (SIGTERM)")],
                          ids=["ctrl-c", "sigterm"])
 def test_a_law_command_inside_one_long_flint_call_stops_at_once(tmp_path, sig, status, word):
+    """The signal sent four times (the newcomer's report: a second Ctrl-C during the stop
+    ended the command by the signal, status −2, instead of 130): one line, the status of the
+    first."""
     proc, worker = _start(LONG_MOMENTS, tmp_path)
-    out, err = _stop(proc, sig, group=sig == signal.SIGINT)      # Ctrl-C: the terminal signals the group
+    out, err = _stop(proc, sig, group=sig == signal.SIGINT, times=4)   # Ctrl-C: the terminal signals the group
     assert proc.returncode == status, err
-    assert err.strip().splitlines()[-1] == f"freeprob: {word}" and "Traceback" not in err
+    assert err.strip().splitlines() == [f"freeprob: {word}"], err
     assert out == ""                                             # no half table
     assert _gone(worker), "the worker process outlived the command"
 

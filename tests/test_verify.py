@@ -457,8 +457,12 @@ def _run_and_interrupt(tmp_path, sig, workers, seeds=6, stop_after=2):
                 done = set()
             if len(done) >= stop_after:
                 # Ctrl-C as the terminal sends it, to the whole process group (the Dask
-                # workers too); SIGKILL to the run alone
+                # workers too), pressed three times (the clean-up must not be cut, nor the
+                # exit status changed); SIGKILL to the run alone
                 (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)
+                for _ in range(2 if sig == signal.SIGINT else 0):
+                    time.sleep(0.1)
+                    os.killpg(proc.pid, sig)
                 # the run cannot store another cell while the lock is held: hold it until the
                 # run has ended or for 5 s, so that a loaded machine delivering the signal late
                 # cannot let the run finish every cell first

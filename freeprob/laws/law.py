@@ -639,6 +639,8 @@ class Law:
         """
         dps = self._dps(dps, "density")
         ev = self._evaluator("density")
+        if getattr(x, "ndim", None) == 1 and hasattr(x, "tolist"):
+            x = x.tolist()          # a 1-D array (numpy's): the sequence of its points
         if rtol is not None:
             if not isinstance(x, list | tuple) or ball is not False:
                 raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")

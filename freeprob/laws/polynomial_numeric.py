@@ -174,6 +174,8 @@ class PolynomialNumeric:
         certified digits on the numeric one."""
         dps = self._dps(dps, "density")
         ev = self._route("density", method)
+        if getattr(x, "ndim", None) == 1 and hasattr(x, "tolist"):
+            x = x.tolist()          # a 1-D array (numpy's): the sequence of its points
         if rtol is not None:
             if not isinstance(x, list | tuple) or ball is not False:
                 raise FreeprobValueError("density: rtol= takes a sorted sequence of points, without ball=True")

@@ -54,7 +54,7 @@ import sympy as sp
 
 from freeprob._extras import require
 from freeprob.attention.laws import Architecture, mean_normalized, output_law, theta1, theta2
-from freeprob._checks import check_beta
+from freeprob._checks import check_beta, check_int, check_real
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.attention.readout import ridge_error
 from freeprob.experiments.stats import mean_interval
@@ -171,8 +171,26 @@ def error_s_transform(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, no
     γ_O), 0)``, ``G = (1 + u)/z``, ``G' = u'(z)/z − (1 + u)/z²``; then
     ``∫(λ² + σ²x)/(x + λ)² dμ_feat`` with ``μ_feat = γ_O⁻¹ μ̂ + (1 − γ_O⁻¹) δ_0`` (float).
 
+    Raises ``FreeprobValueError`` unless ``0 ≤ κ ≤ 1``, the width ratios ``γ`` and the penalty
+    ``λ`` are finite and positive, ``heads`` a positive integer, the noise ``σ`` finite and
+    ``≥ 0`` and ``dps`` an integer in ``[10, 1000]``; ``PrecisionError`` when the root of
+    ``z(u) = −λ`` is not found on its branch (extreme ratios or ``λ``, e.g. ``γ_K = 10⁻³⁰⁰``).
+
     Source: docs/theory.md §3.2 (normalised form), §4 (ridge)."""
-    i1, i2 = _s_transform_integrals(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, dps)
+    who = "temperature.error_s_transform"
+    check_real(kappa_value, who, "kappa_value", minimum=0, maximum=1)
+    for name, v in (("gamma_k", gamma_k), ("gamma_v", gamma_v), ("gamma_o", gamma_o), ("penalty", penalty)):
+        check_real(v, who, name, minimum=0, strict=True)
+    check_real(noise, who, "noise", minimum=0)
+    heads = check_int(heads, who, "heads", minimum=1)
+    dps = check_int(dps, who, "dps", minimum=10, maximum=1000)
+    try:
+        i1, i2 = _s_transform_integrals(kappa_value, gamma_k, gamma_v, gamma_o, heads, penalty, dps)
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError) as exc:
+        raise PrecisionError(f"{who}: the root u of z(u) = −λ was not found on its branch for κ = {kappa_value}, "
+                             f"γ = ({gamma_k}, {gamma_v}, {gamma_o}), h = {heads}, λ = {penalty} "
+                             f"({type(exc).__name__}: {str(exc) or 'division by zero'}); the width ratios and λ "
+                             "must be of moderate size (checked: 10⁻³ … 10³)") from None
     with mpmath.workdps(dps):
         lam, sig = mpmath.mpf(penalty), mpmath.mpf(noise)
         return float(lam ** 2 * i2 + sig ** 2 * (i1 - lam * i2))
