@@ -1,10 +1,6 @@
-"""``python -m freeprob.cli``."""
+"""``python -m freeprob.cli``: the console script's entry point (:func:`freeprob._entry.main`)."""
 import sys
 
-from freeprob._signals import ignore_stops
-from freeprob.cli.main import main
+from freeprob._entry import main
 
-status = main()
-if status in (130, 143):        # stopped by Ctrl-C or SIGTERM: another one during the exit is ignored
-    ignore_stops()
-sys.exit(status)
+sys.exit(main())

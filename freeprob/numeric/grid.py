@@ -40,6 +40,18 @@ FLOAT_RTOL = 1e-10
 WIDE_PREC = 128
 
 
+def _abs_sum(K, ax, ag):
+    """``Σ_k (Σ_j |c_kj| |x|^j) |g|^k`` by Horner on the double kernel ``K``'s ``abs_desc``
+    (``|x| = ax``, ``|g| = ag``): the scale of the rounding error of evaluating ``P(g, x)``."""
+    total = 0.0
+    for row in K.abs_desc:
+        acc = 0.0
+        for c in row:
+            acc = acc * ax + c
+        total = total * ag + acc
+    return total
+
+
 class _Grid:
     """Mixin of :class:`~freeprob.numeric.AlgebraicCauchy`: density grids (see the
     module docstring)."""
@@ -334,15 +346,8 @@ class _Grid:
         _, q = _pvals(A, g1)
         if not q:
             return None
-        ax, ag = abs(xf), abs(g1)
-        total = 0.0
-        for row in K.abs_desc:                  # Σ_k (Σ_j |c_kj| |x|^j) |g|^k, by Horner
-            acc = 0.0
-            for c in row:
-                acc = acc * ax + c
-            total = total * ag + acc
         # Horner in z then in G: at most (deg_z + deg_G + 2) roundings of relative size eps
-        err = 2 * K.horner_steps * K.eps * total / abs(q)
+        err = 2 * K.horner_steps * K.eps * _abs_sum(K, abs(xf), abs(g1)) / abs(q)
         if not err <= rtol * -g1.imag:
             return None
         return -g1.imag / math.pi
@@ -381,15 +386,9 @@ class _Grid:
             return None
         if not step <= float(rho) / 8 or not gc.imag < 0 or not q > 0:
             return None
-        ax, ag = abs(xe.xf), abs(gc)
-        total = 0.0
-        for row in K.abs_desc:                  # as in _float_density (the double kernel's |c|)
-            acc = 0.0
-            for c in row:
-                acc = acc * ax + c
-            total = total * ag + acc
-        # the double kernel's |c| are within a relative 2^-52 of the exact ones: a factor 2 covers it
-        err = 4 * K.horner_steps * 2.0 ** -prec * total / q
+        # as in _float_density; the double kernel's |c| are within a relative 2^-52 of the
+        # exact ones: a factor 2 covers it
+        err = 4 * K.horner_steps * 2.0 ** -prec * _abs_sum(K, abs(xe.xf), abs(gc)) / q
         if not err <= rtol * -gc.imag:
             return None
         return value
