@@ -225,13 +225,13 @@ _EXPERIMENT_EXTRAS = ("sampler", "plot", "sweep")
 def _need_experiment_extras(command):
     """Refuse ``freeprob verify``/``readout`` in one line, before anything is imported or
     created, when an optional dependency they use is missing (a core-only install)."""
-    from freeprob._extras import EXTRAS, MissingExtra, require
-    missing = []
-    for module, extra in ((m, e) for e in _EXPERIMENT_EXTRAS for m in EXTRAS[e]):
-        try:
-            require(module, extra)
-        except MissingExtra:
-            missing.append((module, extra))
+    import importlib.util
+
+    from freeprob._extras import EXTRAS
+    # found, not imported: the run imports what it uses when it uses it (``verify --help`` and
+    # a one-process run do not start with Dask's distributed and matplotlib loaded)
+    missing = [(module, extra) for extra in _EXPERIMENT_EXTRAS for module in EXTRAS[extra]
+               if importlib.util.find_spec(module) is None]
     if missing:
         extras = ",".join(dict.fromkeys(e for _, e in missing))
         print(f"freeprob {command}: needs {', '.join(m for m, _ in missing)}, which "
