@@ -79,10 +79,13 @@ from __future__ import annotations
 import cmath
 import math
 
+import flint
 import mpmath
 import sympy as sp
 from mpmath import libmp
 
+from freeprob.core.coefficients import flint_precision
+from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_exact
 from freeprob.numeric.atoms import _Atoms
 from freeprob.numeric.boundary import _BoundaryValues
 from freeprob.numeric.enclosure import _Enclosures, _prec, _width, ball_around, enclose, meets
@@ -111,6 +114,10 @@ from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
 __all__ = ["AlgebraicCauchy", "GUARD_DPS", "MAX_GUARD_DPS"]
+
+#: :meth:`AlgebraicCauchy._cauchy_continue` continues from the last point when it is at most
+#: this many step limits away (else the root is tracked from far up)
+CONTINUE_REACH = 8
 
 
 class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _Enclosures):
@@ -228,6 +235,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         self._last = None
         self._march_values = None     # (kernel, point, values) of the last _march
         self._ev_at = None            # (kernel, point, values, z-derivative values): a track's end
+        self._cpx_last = None         # (point, double root, ρ) of the last value of _cauchy_complex
         self._known = self._check_known_atoms(known_atoms)
         self._known_levels_arg = known_levels
 
@@ -348,11 +356,15 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
 
     def _cauchy_track_float(self, re, im):
         """``(g, ρ)``: the root at ``re + i·im`` (``im > 0``) tracked in doubles from far up
-        (the point rounded to doubles), or ``None``."""
+        (the point rounded to doubles), or ``None``.  Continued instead from the last point
+        whose value was accepted (:meth:`_cauchy_continue`) when that point is near."""
         xf, yf = re.xf, im.xf
         if not (1e-280 < yf < 1e280 and abs(xf) < 1e280):
             return None
         K = self._fkernel()
+        got = self._cauchy_continue(K, complex(xf, yf))
+        if got is not None:
+            return got
         try:
             Y, g, rho = self._start(K, xf)
             zt = complex(xf, yf)
@@ -370,6 +382,58 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             return None
         return g, rho
 
+    def _cauchy_continue(self, K, zt):
+        """``(g, ρ)``: the root at the double point ``zt`` (``Im zt > 0``) continued in
+        doubles along the segment from the last point of the upper half-plane at which
+        :meth:`_cauchy_complex` accepted the double root (``self._cpx_last``), or ``None``
+        (no such point, the segment longer than :data:`CONTINUE_REACH` step limits at its
+        start, or the continuation fails; the caller then tracks from far up).
+
+        The segment lies in the open upper half-plane (convex), where ``G`` is analytic, and
+        the tracker takes the same steps with the same tests as from far up (each step
+        within half the distance to the nearest singular point or ``Im z``, Newton
+        correction and predictor error within ``ρ/8`` of the separation bound): the root
+        it lands on is the Cauchy transform's for the same reason.  A sequence of nearby
+        points (the nodes of a contour rule, :mod:`freeprob.attention.readout`) then costs
+        one or two steps a point instead of a track from far up.  Source: this project's
+        design; [RE08]_ §4–5 (continuation of the branch)."""
+        last = self._cpx_last
+        if last is None:
+            return None
+        z0, g0, rho0 = last
+        if z0 == zt:
+            return g0, rho0
+        dz = zt - z0
+        if not abs(dz) <= CONTINUE_REACH * self._step_limit(K, z0):
+            return None
+        try:
+            _, g, rho = self._track(K, lambda t: zt if t == 1.0 else z0 + t * dz, 0.0, 1.0, g0, rho0)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
+        if not (cmath.isfinite(g) and math.isfinite(rho) and rho > 0):
+            return None
+        return g, rho
+
+    def _polish_acb(self, x, y, g, prec):
+        """The double root ``g`` at ``x + i·y`` (mpf at ``prec`` bits) polished by Newton's
+        method at ``prec`` bits on the python-flint kernel (:meth:`_akernel`; the steps of
+        the mpmath kernel's Newton, several times faster), as an exact mpc; ``None`` if it
+        does not converge (the caller then polishes on the mpmath kernel).  The caller
+        checks the distance to ``g`` against the separation bound, as for the mpmath
+        polish.  Not above 1000 bits (the kernel's tolerance ``16·2^-prec`` is a double)."""
+        if prec > 1000:
+            return None
+        try:
+            W = self._akernel(prec)
+            with flint_precision(flint.ctx.cap, prec):
+                zt = flint.acb(_arb_exact(x._mpf_), _arb_exact(y._mpf_))
+                gm = W.newton(W.values(zt), _acb_exact(g), abs(g), maxit=100)
+                if gm is None:
+                    return None
+                return _acb_to_mpc(gm)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError, TypeError):
+            return None
+
     def _cauchy_complex(self, re, im, dps):
         flip = im.expr < 0
         im = _real_point(-im.expr, "cauchy", "z") if flip else im
@@ -381,16 +445,23 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         def attempt(p1, p2):
             nonlocal fast
             vals = []
+            polished = 0                    # values polished from the double root
             for prec in (p1, p2):
                 with mpmath.workprec(prec):
-                    K = self._mkernel(prec)
                     x, y = mpmath.mpf(_to_mpf(re, prec)), mpmath.mpf(_to_mpf(im, prec))
+                    K = None
                     if fast is not None:
                         gf, rf = fast
-                        gm = K.newton(K.values(x + K.I * y), mpmath.mpc(gf), abs(gf), maxit=100)
+                        gm = self._polish_acb(x, y, gf, prec)
+                        if gm is None:
+                            K = self._mkernel(prec)
+                            gm = K.newton(K.values(x + K.I * y), mpmath.mpc(gf), abs(gf), maxit=100)
                         if gm is not None and abs(gm - gf) <= rf / 8:
                             vals.append(gm)
+                            polished += 1
                             continue
+                    if K is None:
+                        K = self._mkernel(prec)
                     try:
                         Y, g, rho = self._start(K, x)
                         if y >= Y:
@@ -412,6 +483,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
                     if abs(a - b) <= mpmath.mpf(10) ** (-dps - 1) * abs(b):
                         with mpmath.workdps(dps):
                             out = +b
+                        if polished == 2:   # a start for the next point (_cauchy_continue)
+                            self._cpx_last = (complex(re.xf, im.xf), fast[0], fast[1])
                         return out.conjugate() if flip else out     # (rounds to p2 bits)
             fast = None                     # at higher guards: tracked in mpmath only
             return None
