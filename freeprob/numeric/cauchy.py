@@ -63,6 +63,14 @@ off-axis values of the atom masses are tracked in doubles and polished at both
 precisions.  Either way the root is certified as above, and the mpmath tracking from far
 up remains the fallback.
 
+Off-axis values (:meth:`AlgebraicCauchy.cauchy` at a non-real point): the double root is
+continued along the segment from the last point whose value was accepted, when it is
+within a few step limits of it (both in the upper half-plane after conjugation: the
+contour nodes of :mod:`freeprob.attention.readout` come in sequence), else tracked from
+far up; it is polished at both precisions on the python-flint kernel
+(:mod:`freeprob.numeric.acbkernel`), the mpmath kernel when that fails, and accepted as
+above (within ``ρ/8`` of the double root, the two precisions agreeing).
+
 Layout: :class:`AlgebraicCauchy` (the Cauchy transform, density, grids and support) is
 assembled from mixins: :class:`~freeprob.numeric.exact._ExactData` (discriminant, special
 points, expansion at infinity), :class:`~freeprob.numeric.atoms._Atoms` (atoms and the
@@ -410,8 +418,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             _, g, rho = self._track(K, lambda t: zt if t == 1.0 else z0 + t * dz, 0.0, 1.0, g0, rho0)
         except (_Fail, OverflowError, ZeroDivisionError, ValueError):
             return None
-        if not (cmath.isfinite(g) and math.isfinite(rho) and rho > 0):
-            return None
+        if not (cmath.isfinite(g) and g.imag < 0 and math.isfinite(rho) and rho > 0):
+            return None             # (Im G < 0 in the upper half-plane: a cheap sanity check)
         return g, rho
 
     def _polish_acb(self, x, y, g, prec):
