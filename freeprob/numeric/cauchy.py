@@ -111,6 +111,7 @@ from freeprob.numeric.rootkernel import (
     _complex_point,
     _density_from_fixed,
     _Fail,
+    _Pt,
     _is_nonreal_input,
     _mpf,
     _real_point,
@@ -443,8 +444,13 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             return None
 
     def _cauchy_complex(self, re, im, dps):
-        flip = im.expr < 0
-        im = _real_point(-im.expr, "cauchy", "z") if flip else im
+        if im.num is not None:              # a rational part: no sympy (~0.1 ms a point)
+            flip = im.num < 0
+            if flip:
+                im = _Pt(-im.num, im.den)
+        else:
+            flip = im.expr < 0
+            im = _real_point(-im.expr, "cauchy", "z") if flip else im
         # the path tracked in doubles (as for boundary values), the root polished at both
         # precisions from it (accepted within a quarter of the separation bound ρ/2, where
         # Newton converges to the tracked root); otherwise tracked in mpmath
