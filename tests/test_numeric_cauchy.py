@@ -592,3 +592,13 @@ def test_cauchy_along_a_contour_continues_the_root():
         for w, g in zip(nodes, got):
             B._cpx_last = None                      # no continuation: tracked from far up
             assert g == B.cauchy(w, dps=dps)
+    # irrational coefficients (ℤ[e]: the acb rows are their rounded midpoints), round an edge
+    fe = 2 * z * G**2 + (sp.E - 2 - 2 * z) * G + 2
+    A, B = law(fe), law(fe)
+    B._polish_acb = lambda *a: None
+    with mpmath.workdps(30):                        # right edge (e + 2)/2 + √(2e): discriminant
+        edge = (mpmath.e + 2) / 2 + mpmath.sqrt(2 * mpmath.e)
+        nodes = [edge + mpf(10) ** -4 * mpmath.expj(2 * mpmath.pi * (k + 0.5) / 8) for k in range(8)]
+    for w in nodes:
+        B._cpx_last = None
+        assert A.cauchy(w, dps=30) == B.cauchy(w, dps=30)
