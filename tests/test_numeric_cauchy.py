@@ -557,3 +557,48 @@ def test_density_float_next_to_edges_on_the_wide_path():
         exact = [float(f(mpf(repr(x)))) for x in xs]
     assert vals[0] == exact[0] == 0.0       # lo·(1 + 10⁻¹⁵) rounds onto the edge's far side
     assert all(abs(v - e) <= 1e-12 * e and abs(v - p) <= 1e-12 * p for v, e, p in zip(vals, exact, pointwise))
+
+
+def test_cauchy_along_a_contour_continues_the_root():
+    """Complex points in sequence (the nodes of an ellipse around the support, as the
+    readout contour rule asks for them) continue the double root from the previous point
+    (``_cauchy_continue``) and polish it on the acb kernel (``_polish_acb``) instead of
+    tracking from far up and polishing with mpmath: the values equal the semicircle's
+    closed form ``(z − √(z−2)√(z+2))/2`` and, for Free Poisson(1)⊠Free Poisson(1) (no
+    closed form), the values of the old route (a fresh instance per point, tracked from
+    far up, polished on the mpmath kernel), to the last digit."""
+    semi = law(G**2 - z * G + 1)
+    starts = []
+    start = semi._start
+    semi._start = lambda K, x: starts.append(x) or start(K, x)
+    with mpmath.workdps(30):
+        nodes = [mpmath.mpc(0.1, 0) + 2.2 * (1.3 * w + 1 / (1.3 * w)) / 2
+                 for w in (mpmath.expj(2 * mpmath.pi * (k + 0.25) / 24) for k in range(24))]
+        nodes += [2 + mpf(10) ** -6 * mpmath.expj(k) for k in range(1, 5)]      # round the edge
+    vals = [semi.cauchy(w, dps=25) for w in nodes]
+    assert len(starts) <= 2                         # the first point, and the jump to the edge
+    with mpmath.workdps(40):
+        for w, g in zip(nodes, vals):
+            assert close(g, (w - mpmath.sqrt(w - 2) * mpmath.sqrt(w + 2)) / 2, mpf(10) ** -25)
+    fc = z**2 * G**3 - z * G + 1                    # Fuss–Catalan s = 2, support [0, 27/4]
+    A = law(fc)
+    with mpmath.workdps(30):
+        nodes = [mpmath.mpc(3.4, 0) + 3.5 * (1.2 * w + 1 / (1.2 * w)) / 2
+                 for w in (mpmath.expj(2 * mpmath.pi * (k + 0.5) / 16) for k in range(16))]
+    B = law(fc)
+    B._polish_acb = lambda *a: None
+    for dps in (15, 40):
+        got = [A.cauchy(w, dps=dps) for w in nodes]
+        for w, g in zip(nodes, got):
+            B._cpx_last = None                      # no continuation: tracked from far up
+            assert g == B.cauchy(w, dps=dps)
+    # irrational coefficients (ℤ[e]: the acb rows are their rounded midpoints), round an edge
+    fe = 2 * z * G**2 + (sp.E - 2 - 2 * z) * G + 2
+    A, B = law(fe), law(fe)
+    B._polish_acb = lambda *a: None
+    with mpmath.workdps(30):                        # right edge (e + 2)/2 + √(2e): discriminant
+        edge = (mpmath.e + 2) / 2 + mpmath.sqrt(2 * mpmath.e)
+        nodes = [edge + mpf(10) ** -4 * mpmath.expj(2 * mpmath.pi * (k + 0.5) / 8) for k in range(8)]
+    for w in nodes:
+        B._cpx_last = None
+        assert A.cauchy(w, dps=30) == B.cauchy(w, dps=30)

@@ -63,6 +63,14 @@ off-axis values of the atom masses are tracked in doubles and polished at both
 precisions.  Either way the root is certified as above, and the mpmath tracking from far
 up remains the fallback.
 
+Off-axis values (:meth:`AlgebraicCauchy.cauchy` at a non-real point): the double root is
+continued along the segment from the last point whose value was accepted, when it is
+within a few step limits of it (both in the upper half-plane after conjugation: the
+contour nodes of :mod:`freeprob.attention.readout` come in sequence), else tracked from
+far up; it is polished at both precisions on the python-flint kernel
+(:mod:`freeprob.numeric.acbkernel`), the mpmath kernel when that fails, and accepted as
+above (within ``ρ/8`` of the double root, the two precisions agreeing).
+
 Layout: :class:`AlgebraicCauchy` (the Cauchy transform, density, grids and support) is
 assembled from mixins: :class:`~freeprob.numeric.exact._ExactData` (discriminant, special
 points, expansion at infinity), :class:`~freeprob.numeric.atoms._Atoms` (atoms and the
@@ -79,10 +87,13 @@ from __future__ import annotations
 import cmath
 import math
 
+import flint
 import mpmath
 import sympy as sp
 from mpmath import libmp
 
+from freeprob.core.coefficients import flint_precision
+from freeprob.numeric.acbkernel import _acb_exact, _acb_to_mpc, _arb_exact
 from freeprob.numeric.atoms import _Atoms
 from freeprob.numeric.boundary import _BoundaryValues
 from freeprob.numeric.enclosure import _Enclosures, _prec, _width, ball_around, enclose, meets
@@ -100,6 +111,7 @@ from freeprob.numeric.rootkernel import (
     _complex_point,
     _density_from_fixed,
     _Fail,
+    _Pt,
     _is_nonreal_input,
     _mpf,
     _real_point,
@@ -111,6 +123,10 @@ from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z
 
 __all__ = ["AlgebraicCauchy", "GUARD_DPS", "MAX_GUARD_DPS"]
+
+#: :meth:`AlgebraicCauchy._cauchy_continue` continues from the last point when it is at most
+#: this many step limits away (else the root is tracked from far up)
+CONTINUE_REACH = 8
 
 
 class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _Enclosures):
@@ -228,6 +244,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         self._last = None
         self._march_values = None     # (kernel, point, values) of the last _march
         self._ev_at = None            # (kernel, point, values, z-derivative values): a track's end
+        self._cpx_last = None         # (point, double root, ρ) of the last value of _cauchy_complex
         self._known = self._check_known_atoms(known_atoms)
         self._known_levels_arg = known_levels
 
@@ -348,11 +365,15 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
 
     def _cauchy_track_float(self, re, im):
         """``(g, ρ)``: the root at ``re + i·im`` (``im > 0``) tracked in doubles from far up
-        (the point rounded to doubles), or ``None``."""
+        (the point rounded to doubles), or ``None``.  Continued instead from the last point
+        whose value was accepted (:meth:`_cauchy_continue`) when that point is near."""
         xf, yf = re.xf, im.xf
         if not (1e-280 < yf < 1e280 and abs(xf) < 1e280):
             return None
         K = self._fkernel()
+        got = self._cauchy_continue(K, complex(xf, yf))
+        if got is not None:
+            return got
         try:
             Y, g, rho = self._start(K, xf)
             zt = complex(xf, yf)
@@ -370,9 +391,66 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
             return None
         return g, rho
 
+    def _cauchy_continue(self, K, zt):
+        """``(g, ρ)``: the root at the double point ``zt`` (``Im zt > 0``) continued in
+        doubles along the segment from the last point of the upper half-plane at which
+        :meth:`_cauchy_complex` accepted the double root (``self._cpx_last``), or ``None``
+        (no such point, the segment longer than :data:`CONTINUE_REACH` step limits at its
+        start, or the continuation fails; the caller then tracks from far up).
+
+        The segment lies in the open upper half-plane (convex), where ``G`` is analytic, and
+        the tracker takes the same steps with the same tests as from far up (each step
+        within half the distance to the nearest singular point or ``Im z``, Newton
+        correction and predictor error within ``ρ/8`` of the separation bound): the root
+        it lands on is the Cauchy transform's for the same reason.  A sequence of nearby
+        points (the nodes of a contour rule, :mod:`freeprob.attention.readout`) then costs
+        one or two steps a point instead of a track from far up.  Source: this project's
+        design; [RE08]_ §4–5 (continuation of the branch)."""
+        last = self._cpx_last
+        if last is None:
+            return None
+        z0, g0, rho0 = last
+        if z0 == zt:
+            return g0, rho0
+        dz = zt - z0
+        if not abs(dz) <= CONTINUE_REACH * self._step_limit(K, z0):
+            return None
+        try:
+            _, g, rho = self._track(K, lambda t: zt if t == 1.0 else z0 + t * dz, 0.0, 1.0, g0, rho0)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError):
+            return None
+        if not (cmath.isfinite(g) and g.imag < 0 and math.isfinite(rho) and rho > 0):
+            return None             # (Im G < 0 in the upper half-plane: a cheap sanity check)
+        return g, rho
+
+    def _polish_acb(self, x, y, g, prec):
+        """The double root ``g`` at ``x + i·y`` (mpf at ``prec`` bits) polished by Newton's
+        method at ``prec`` bits on the python-flint kernel (:meth:`_akernel`; the steps of
+        the mpmath kernel's Newton, several times faster), as an exact mpc; ``None`` if it
+        does not converge (the caller then polishes on the mpmath kernel).  The caller
+        checks the distance to ``g`` against the separation bound, as for the mpmath
+        polish.  Not above 1000 bits (the kernel's tolerance ``16·2^-prec`` is a double)."""
+        if prec > 1000:
+            return None
+        try:
+            W = self._akernel(prec)
+            with flint_precision(flint.ctx.cap, prec):
+                zt = flint.acb(_arb_exact(x._mpf_), _arb_exact(y._mpf_))
+                gm = W.newton(W.values(zt), _acb_exact(g), abs(g), maxit=100)
+                if gm is None:
+                    return None
+                return _acb_to_mpc(gm)
+        except (_Fail, OverflowError, ZeroDivisionError, ValueError, TypeError):
+            return None
+
     def _cauchy_complex(self, re, im, dps):
-        flip = im.expr < 0
-        im = _real_point(-im.expr, "cauchy", "z") if flip else im
+        if im.num is not None:              # a rational part: no sympy (~0.1 ms a point)
+            flip = im.num < 0
+            if flip:
+                im = _Pt(-im.num, im.den)
+        else:
+            flip = im.expr < 0
+            im = _real_point(-im.expr, "cauchy", "z") if flip else im
         # the path tracked in doubles (as for boundary values), the root polished at both
         # precisions from it (accepted within a quarter of the separation bound ρ/2, where
         # Newton converges to the tracked root); otherwise tracked in mpmath
@@ -381,16 +459,23 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         def attempt(p1, p2):
             nonlocal fast
             vals = []
+            polished = 0                    # values polished from the double root
             for prec in (p1, p2):
                 with mpmath.workprec(prec):
-                    K = self._mkernel(prec)
                     x, y = mpmath.mpf(_to_mpf(re, prec)), mpmath.mpf(_to_mpf(im, prec))
+                    K = None
                     if fast is not None:
                         gf, rf = fast
-                        gm = K.newton(K.values(x + K.I * y), mpmath.mpc(gf), abs(gf), maxit=100)
+                        gm = self._polish_acb(x, y, gf, prec)
+                        if gm is None:
+                            K = self._mkernel(prec)
+                            gm = K.newton(K.values(x + K.I * y), mpmath.mpc(gf), abs(gf), maxit=100)
                         if gm is not None and abs(gm - gf) <= rf / 8:
                             vals.append(gm)
+                            polished += 1
                             continue
+                    if K is None:
+                        K = self._mkernel(prec)
                     try:
                         Y, g, rho = self._start(K, x)
                         if y >= Y:
@@ -412,6 +497,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
                     if abs(a - b) <= mpmath.mpf(10) ** (-dps - 1) * abs(b):
                         with mpmath.workdps(dps):
                             out = +b
+                        if polished == 2:   # a start for the next point (_cauchy_continue)
+                            self._cpx_last = (complex(re.xf, im.xf), fast[0], fast[1])
                         return out.conjugate() if flip else out     # (rounds to p2 bits)
             fast = None                     # at higher guards: tracked in mpmath only
             return None

@@ -36,8 +36,8 @@ class _OVQuadrature:
 
     def _g_at(self, z, dps):
         """``G_p(z)`` (mpc) at an mpc ``z`` with ``Im z > 0``, certified to ``dps`` digits."""
-        re = _real_point(mpmath.mpf(z.real), "cdf", "z")
-        im = _real_point(mpmath.mpf(z.imag), "cdf", "z")
+        re = _real_point(z.real, "cdf", "z")     # the exact parts (mpf() would round them)
+        im = _real_point(z.imag, "cdf", "z")
         g, _, _ = self._certified(re, im, dps, lambda g, r: r <= 10.0 ** (-dps - 1) * float(abs(g).upper()),
                                   krawczyk=False)
         return mpmath.mpc(arb_mpf(g.real), arb_mpf(g.imag))

@@ -134,7 +134,9 @@ def _complex_point(z, who, name="z"):
         return _real_point(sp.re(z), who, name), _real_point(sp.im(z), who, name)
     if isinstance(z, complex):
         return _real_point(float(z.real), who, name), _real_point(float(z.imag), who, name)
-    return _real_point(mpmath.mpf(z.real), who, name), _real_point(mpmath.mpf(z.imag), who, name)
+    # z.real is the mpf part itself; mpmath.mpf(z.real) rounded it to the working precision
+    # (53 bits by default: a 30-digit point lost its last 14 digits)
+    return _real_point(z.real, who, name), _real_point(z.imag, who, name)
 
 
 def _short(x):
