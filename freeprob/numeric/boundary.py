@@ -40,6 +40,7 @@ from freeprob.numeric.rootkernel import (
     _scaled_pair,
     _separation,
     _separation_pair,
+    _sorted_by_real,
     _taylor,
     _to_mpf,
 )
@@ -138,9 +139,39 @@ class _BoundaryValues:
     def _sing_dist(K, z):
         """Distance from ``z`` to the nearest root of the discriminant or of the leading
         coefficient: every branch of ``P(·, w) = 0`` is analytic in the disk of that
-        radius about ``z``, so its Taylor series at ``z`` converges there."""
+        radius about ``z``, so its Taylor series at ``z`` converges there.
+
+        In doubles, outwards from ``Re z`` by real part, a side stopping once ``|Re z − Re s|``
+        (a lower bound on ``|z − s|``) exceeds the nearest so far: the plain loop's minimum."""
+        sig = K.sigma
+        if (type(z) is float or type(z) is complex) and cmath.isfinite(z):
+            idx = K.__dict__.get("_sigma_index")
+            if idx is None or idx[0] is not sig or idx[1] != len(sig):
+                idx = (sig, len(sig), _sorted_by_real(sig))
+                K._sigma_index = idx
+            srt = idx[2]
+            if srt is not None:
+                if not srt[0]:
+                    return math.inf
+                re, pts = srt
+                x = z.real
+                i = bisect.bisect_left(re, x)
+                best = math.inf
+                j = i - 1
+                while j >= 0 and not x - re[j] > best:
+                    d = abs(z - pts[j])
+                    if d < best:
+                        best = d
+                    j -= 1
+                j, n = i, len(re)
+                while j < n and not re[j] - x > best:
+                    d = abs(z - pts[j])
+                    if d < best:
+                        best = d
+                    j += 1
+                return best
         best = None
-        for s in K.sigma:
+        for s in sig:
             d = abs(z - s)
             if best is None or d < best:
                 best = d
@@ -765,3 +796,4 @@ def _power_step(K, a, z, zn, g, v, rho):
             return math.inf
         return abs(gn) * abs(vn * un / gn - alpha) * abs(lr) / 2
     return pred, err
+

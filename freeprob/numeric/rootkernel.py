@@ -11,6 +11,7 @@ Newton polisher (:func:`_polish`) and its helpers, the bracketed root finder
 """
 from __future__ import annotations
 
+import cmath
 import math
 import numbers
 import sys
@@ -777,3 +778,11 @@ def _sym_real_roots(poly, who):
     return None
 
 
+def _sorted_by_real(sig):
+    """``(real parts, points)`` of the Python complex numbers ``sig`` sorted by real part,
+    for ``_BoundaryValues._sing_dist`` (:mod:`freeprob.numeric.boundary`) in doubles;
+    ``None`` (the plain loop) if one is not a finite Python complex or float."""
+    if not all((type(s) is complex or type(s) is float) and cmath.isfinite(s) for s in sig):
+        return None
+    pts = sorted(sig, key=lambda s: s.real)
+    return [s.real for s in pts], pts
