@@ -327,11 +327,12 @@ class _BoundaryValues:
                 continue
             if not K.is_mp and not cmath.isfinite(gn):
                 raise _Fail("overflow")
-            if rn < 64 * _root_error(An, gn, c[1], K.eps):
+            err = _root_error(An, gn, c[1], K.eps)
+            if rn < 64 * err:
                 raise _Fail("roots too close for this precision")
             t, z, g, rho, A, dA, v = tn, zn, gn, rn, An, dAn, vn
             lim = self._step_limit(K, z)
-            self._last = (A, c)
+            self._last = (A, c, err)
             if type(z) is float or type(z) is complex:      # doubles: kept for the next start
                 self._ev_at = (K, z, A, dA)
             h *= 2
@@ -420,13 +421,13 @@ class _BoundaryValues:
         kind, g, rho = sel
         self._last = None
         z, g1, rho1 = self._track(K, zf or (lambda t: t), x0, x1, g, rho, center=center)
-        if self._last is not None:
-            A, c = self._last
+        if self._last is not None:      # the last step's values and root error
+            A, c, err = self._last
         else:
             A = K.values(z)
             c = _taylor(A, g1)
+            err = _root_error(A, g1, c[1], K.eps)
         self._march_values = (K, z, A)     # for the float density at the same point (grid)
-        err = _root_error(A, g1, c[1], K.eps)
         if abs(g1.imag) <= rho1 / 4 - err and rho1 > 64 * err:
             return ("real", g1, rho1)
         if abs(g1.imag) > 64 * err and rho1 > 64 * err:
