@@ -138,7 +138,8 @@ def test_wide_heads_large_scores_and_tiny_beta():
 def _f_in_logs(sig, n):
     """``f(σ, n)`` as computed before issue 27 (every product of ``X`` with ``t`` formed in
     logarithms, four exponentials over the grid): the reference of the one-exponential form."""
-    g = np.arange(-nz._GMAX, nz._GMAX + nz._GH / 2, nz._GH)
+    gh = nz._g_step(sig)       # the production grid at this σ
+    g = np.arange(-nz._GMAX, nz._GMAX + gh / 2, gh)
     w = np.exp(-g * g / 2)
     w /= w.sum()
     u = np.arange(-math.log(n) - sig * nz._GMAX - 12.0, sig * nz._GMAX + 12.0, nz._DU)

@@ -40,6 +40,7 @@ from freeprob.numeric.rootkernel import (
     _scaled_pair,
     _separation,
     _separation_pair,
+    _sorted_by_real,
     _taylor,
     _to_mpf,
 )
@@ -138,9 +139,39 @@ class _BoundaryValues:
     def _sing_dist(K, z):
         """Distance from ``z`` to the nearest root of the discriminant or of the leading
         coefficient: every branch of ``P(·, w) = 0`` is analytic in the disk of that
-        radius about ``z``, so its Taylor series at ``z`` converges there."""
+        radius about ``z``, so its Taylor series at ``z`` converges there.
+
+        In doubles, outwards from ``Re z`` by real part, a side stopping once ``|Re z − Re s|``
+        (a lower bound on ``|z − s|``) exceeds the nearest so far: the plain loop's minimum."""
+        sig = K.sigma
+        if (type(z) is float or type(z) is complex) and cmath.isfinite(z):
+            idx = K.__dict__.get("_sigma_index")
+            if idx is None or idx[0] is not sig or idx[1] != len(sig):
+                idx = (sig, len(sig), _sorted_by_real(sig))
+                K._sigma_index = idx
+            srt = idx[2]
+            if srt is not None:
+                if not srt[0]:
+                    return math.inf
+                re, pts = srt
+                x = z.real
+                i = bisect.bisect_left(re, x)
+                best = math.inf
+                j = i - 1
+                while j >= 0 and not x - re[j] > best:
+                    d = abs(z - pts[j])
+                    if d < best:
+                        best = d
+                    j -= 1
+                j, n = i, len(re)
+                while j < n and not re[j] - x > best:
+                    d = abs(z - pts[j])
+                    if d < best:
+                        best = d
+                    j += 1
+                return best
         best = None
-        for s in K.sigma:
+        for s in sig:
             d = abs(z - s)
             if best is None or d < best:
                 best = d
@@ -296,11 +327,12 @@ class _BoundaryValues:
                 continue
             if not K.is_mp and not cmath.isfinite(gn):
                 raise _Fail("overflow")
-            if rn < 64 * _root_error(An, gn, c[1], K.eps):
+            err = _root_error(An, gn, c[1], K.eps)
+            if rn < 64 * err:
                 raise _Fail("roots too close for this precision")
             t, z, g, rho, A, dA, v = tn, zn, gn, rn, An, dAn, vn
             lim = self._step_limit(K, z)
-            self._last = (A, c)
+            self._last = (A, c, err)
             if type(z) is float or type(z) is complex:      # doubles: kept for the next start
                 self._ev_at = (K, z, A, dA)
             h *= 2
@@ -389,13 +421,13 @@ class _BoundaryValues:
         kind, g, rho = sel
         self._last = None
         z, g1, rho1 = self._track(K, zf or (lambda t: t), x0, x1, g, rho, center=center)
-        if self._last is not None:
-            A, c = self._last
+        if self._last is not None:      # the last step's values and root error
+            A, c, err = self._last
         else:
             A = K.values(z)
             c = _taylor(A, g1)
+            err = _root_error(A, g1, c[1], K.eps)
         self._march_values = (K, z, A)     # for the float density at the same point (grid)
-        err = _root_error(A, g1, c[1], K.eps)
         if abs(g1.imag) <= rho1 / 4 - err and rho1 > 64 * err:
             return ("real", g1, rho1)
         if abs(g1.imag) > 64 * err and rho1 > 64 * err:
@@ -765,3 +797,4 @@ def _power_step(K, a, z, zn, g, v, rho):
             return math.inf
         return abs(gn) * abs(vn * un / gn - alpha) * abs(lr) / 2
     return pred, err
+

@@ -257,14 +257,21 @@ class _ExactData:
                         q1 += k * v
                 N = _SERIES_TERMS
                 h = [mpmath.mpf(1)] + [mpmath.mpf(0)] * (N - 1)
+                # powers[p][m]: coefficient m of h(w)^p; entries m < n involve h[0..m] only,
+                # which are final, so each pass adds entry n (with h[n] = 0 for the
+                # residual r, then again with h[n]): the same sums as recomputing all
+                powers = [[mpmath.mpf(1)] + [mpmath.mpf(0)] * (N - 1)]
+                for p in range(1, self._d + 1):
+                    powers.append([mpmath.fsum([powers[p - 1][0] * h[0]])])
                 for n in range(1, N):
-                    powers = [[mpmath.mpf(1)] + [mpmath.mpf(0)] * n]
-                    for _ in range(self._d):
-                        prev = powers[-1]
-                        powers.append([mpmath.fsum(prev[i] * h[m - i] for i in range(m + 1))
-                                       for m in range(n + 1)])
+                    for p in range(1, self._d + 1):
+                        prev = powers[p - 1]
+                        powers[p].append(mpmath.fsum(prev[i] * h[n - i] for i in range(n + 1)))
                     r = mpmath.fsum(c * powers[k][n - e] for (k, e), c in terms.items() if e <= n)
                     h[n] = -r / q1
+                    for p in range(1, self._d + 1):
+                        prev = powers[p - 1]
+                        powers[p][n] = mpmath.fsum(prev[i] * h[n - i] for i in range(n + 1))
             with mpmath.workprec(prec):
                 return [+v for v in h]
         return self._memo(("seriesnum", prec), fn)

@@ -11,6 +11,7 @@ Newton polisher (:func:`_polish`) and its helpers, the bracketed root finder
 """
 from __future__ import annotations
 
+import cmath
 import math
 import numbers
 import sys
@@ -144,6 +145,18 @@ def _short(x):
     return text if len(text) <= 40 else f"{text[:20]}...{text[-12:]} ({len(text)} characters)"
 
 
+def _shortest_decimal(text):
+    """``(numerator, denominator)`` in lowest terms of the decimal ``repr`` of a finite float
+    (``Fraction(text)``'s, parsed directly: 2.6 against 7.8 µs, one per grid point)."""
+    mant, _, exp = text.partition("e")
+    ip, _, fp = mant.partition(".")
+    num, e = int(ip + fp), (int(exp) if exp else 0) - len(fp)
+    if e >= 0:
+        return num * 10 ** e, 1
+    g = math.gcd(num, 10 ** -e)
+    return num // g, 10 ** -e // g
+
+
 def _exact_point(x, who, name):
     owner = f"AlgebraicCauchy.{who}"
     if isinstance(x, _Pt):
@@ -154,9 +167,8 @@ def _exact_point(x, who, name):
         if not math.isfinite(x):
             raise FreeprobValueError(f"{owner}: `{name}` must be finite; got {x!r}")
         x = float(x)                     # numpy.float64 reprs as 'np.float64(...)'
-        f = Fraction(repr(x))
         pt = _Pt.__new__(_Pt)
-        pt.num, pt.den, pt._expr, pt.xf = f.numerator, f.denominator, None, x
+        (pt.num, pt.den), pt._expr, pt.xf = _shortest_decimal(repr(x)), None, x
         return pt
     if isinstance(x, numbers.Integral):
         return _Pt(int(x))
@@ -779,3 +791,10 @@ def _sym_real_roots(poly, who):
     return None
 
 
+def _sorted_by_real(sig):
+    """``(real parts, points)`` of ``sig`` sorted by real part (``_sing_dist`` of :mod:`freeprob.numeric.boundary`
+    in doubles); ``None`` (its plain loop) unless every point is a finite Python complex or float."""
+    if not all((type(s) is complex or type(s) is float) and cmath.isfinite(s) for s in sig):
+        return None
+    pts = sorted(sig, key=lambda s: s.real)
+    return [s.real for s in pts], pts
