@@ -199,7 +199,8 @@ class _Quadrature(_CdfPieces, _Inversion):
                     if tail is not None and lon >= tail - gap:
                         err += weight(lon)              # mass ≤ 1 times the largest weight
                         continue
-                    pts = [lo] + [_real_point(c, "expectation", "cuts") for c in cuts if lon + gap < c < hin - gap]
+                    pts = [lo] + [_real_point(c, "expectation", "cuts")
+                                  for c in cuts if lon + gap < c < hin - gap]
                     if tail is not None and tail < hin - gap:
                         err += weight(tail)
                     else:
@@ -727,8 +728,7 @@ class _Edge:
         return v
 
     def tail(self, length, prec, tol):
-        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound``,
-        ``bound ≤ tol``."""
+        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound ≤ tol``."""
         if self.inner is not None:
             sc = self.A._num(self.scale, prec)
             eps, bound = self.inner.tail(length, prec, tol / sc)
