@@ -110,8 +110,7 @@ class _Quadrature(_CdfPieces, _Inversion):
 
     @staticmethod
     def working_prec(dps):
-        """Bits at which :meth:`expectation` and :meth:`extent` work for ``dps`` digits
-        (``dps + GUARD_DPS`` digits)."""
+        """Bits of :meth:`expectation` and :meth:`extent` for ``dps`` digits (``dps + GUARD_DPS``)."""
         return _bits(dps + GUARD_DPS)
 
     def extent(self, *, dps=15):
@@ -153,7 +152,7 @@ class _Quadrature(_CdfPieces, _Inversion):
             Absolute error target of each quadrature piece.
         cuts : iterable of real numbers, keyword-only
             Further points at which the support intervals are cut (e.g. where the weight
-            changes scale).
+            changes scale); one within rounding of an end is that end (an edge keeps its edge rule).
         tail : real, optional, keyword-only
             The density beyond ``tail`` is left out, each piece left out adding the weight at
             its left end (``tail`` or beyond) to the error: valid for a weight that is
@@ -196,11 +195,13 @@ class _Quadrature(_CdfPieces, _Inversion):
             for a, b in sup:
                 for lo, hi in self._split(a, b, ats, prec):
                     lon, hin = self._num(lo, prec), self._num(hi, prec)
-                    if tail is not None and lon >= tail:
+                    gap = mpmath.mpf(2) ** (16 - prec) * max(1, abs(lon), abs(hin))    # rounding
+                    if tail is not None and lon >= tail - gap:
                         err += weight(lon)              # mass ≤ 1 times the largest weight
                         continue
-                    pts = [lo] + [_real_point(c, "expectation", "cuts") for c in cuts if lon < c < hin]
-                    if tail is not None and tail < hin:
+                    pts = [lo] + [_real_point(c, "expectation", "cuts")
+                                  for c in cuts if lon + gap < c < hin - gap]
+                    if tail is not None and tail < hin - gap:
                         err += weight(tail)
                     else:
                         pts.append(hi)
@@ -727,8 +728,7 @@ class _Edge:
         return v
 
     def tail(self, length, prec, tol):
-        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound``,
-        ``bound ≤ tol``."""
+        """``(ε, bound)``: the continuous mass within ``2ε`` of ``base`` is below ``bound ≤ tol``."""
         if self.inner is not None:
             sc = self.A._num(self.scale, prec)
             eps, bound = self.inner.tail(length, prec, tol / sc)
