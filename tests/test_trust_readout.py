@@ -59,3 +59,27 @@ def test_contour_route_refuses_up_front_at_huge_t():
     law = fp.MarchenkoPastur(sp.Rational(1, 2))
     with pytest.raises(PrecisionError, match="too large for the contour route"):
         _ContourRule(law, mpmath.mpf(10) ** 5, 15, _support_hull(law, "test"))
+
+
+def test_the_density_route_itself_reaches_the_tiny_loss():
+    # the density route summed e^{−2tx} ~ 1e-64 against mpmath.quad's absolute target and
+    # stopped at ~1e-5 relative: it failed its check and gradient_flow_loss fell back to the
+    # contour route (5 s a call) without saying so; it now integrates e^{−2t(x − x0)} ≤ 1
+    from freeprob.attention.readout import _laplace_density
+    got, = _laplace_density(fp.FreePoisson(2), [mpmath.mpf(400)], 12, "test")
+    want = _mp_laplace(400)
+    assert abs(got - want) <= 1e-12 * want
+
+
+def test_a_cut_within_rounding_of_an_edge_is_that_edge():
+    # the Laplace grid's cut x0 + width fell a few ulps inside the right edge, which was then
+    # integrated as an ordinary end (Gauss–Legendre on a square root, 10x the nodes): now
+    # the cut is the edge, and the pieces, the value and the error bound are those without it
+    ev = fp.FreePoisson(2)._evaluator("test")
+    prec = ev.working_prec(30)
+    with mpmath.workprec(prec):
+        x0, x1 = ev.extent(dps=30)
+        tol = mpmath.mpf(10) ** -33
+        plain = ev.expectation(lambda x: mpmath.exp(-x), dps=30, tol=tol)
+        for cut in (x1 * (1 - mpmath.mpf(2) ** (3 - prec)), x0 * (1 + mpmath.mpf(2) ** (3 - prec))):
+            assert ev.expectation(lambda x: mpmath.exp(-x), dps=30, tol=tol, cuts=[cut]) == plain
