@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -274,16 +275,19 @@ def _product_with_mp(rows, ratio, points, who):
     ``points`` in this process (``who`` names the caller in errors only)."""
     cx, cw = _measure(rows, who)
     key = (cx.tobytes(), cw.tobytes(), float(ratio), points)
-    hit = _PRODUCTS.get(key)
+    with _PRODUCTS_LOCK:
+        hit = _PRODUCTS.get(key)
     if hit is None:
         hit = _frozen(_product_uncached((cx, cw), ratio, points, who))
-        if len(_PRODUCTS) >= _MEASURES_KEPT:
-            _PRODUCTS.pop(next(iter(_PRODUCTS)))
-        _PRODUCTS[key] = hit
+        with _PRODUCTS_LOCK:
+            if len(_PRODUCTS) >= _MEASURES_KEPT:
+                _PRODUCTS.pop(next(iter(_PRODUCTS)))
+            _PRODUCTS[key] = hit
     return _thawed(hit)
 
 
 _PRODUCTS = {}
+_PRODUCTS_LOCK = threading.Lock()
 
 
 def _product_uncached(rows, ratio, points, who):
