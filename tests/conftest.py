@@ -1,6 +1,6 @@
-"""Test configuration: precision reset before each test, Hypothesis profiles, and two session
-fixtures that keep tests cheap (issue 27): exact-law tabulations of `verify` computed once,
-sweeps without `workers` run in this process."""
+"""Test configuration: precision reset before each test, Hypothesis profiles, and three session
+fixtures that keep tests cheap (issue 27): one BLAS thread, exact-law tabulations of `verify`
+computed once, sweeps without `workers` run in this process."""
 import os
 import sys
 
@@ -25,6 +25,25 @@ def _reset_precision():
     # the library must restore what it changes: a test that leaves a change fails here
     assert mpmath.mp.prec == 53, "mpmath precision was not restored"
     assert flint.ctx.prec == 53 and flint.ctx.cap == 10, "python-flint context was not restored"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_blas_thread():
+    """BLAS on one thread in this test process (threadpoolctl), as the derivation scripts
+    (tests/test_derivations.py) and the subprocess tests (``OPENBLAS_NUM_THREADS=1``) have it.
+
+    The sampled matrices of the tests are small (n ≤ 1024): a multi-threaded OpenBLAS adds
+    CPU (threads spin-waiting inside LAPACK) and no check: the suite's figure of merit is its
+    CPU time (tests/test_sampler.py: ~5 s on one thread, 15–25 s multi-threaded on a loaded
+    2-core machine).  Forked workers (:class:`freeprob.experiments.sweep.Executor`) inherit
+    the limit; a sweep's own ``blas_threads`` still sets its cells' limit inside it."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:             # the sweep extra is not installed: BLAS as it is
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,6 +6,7 @@ moments; the closed forms against Bai–Silverstein's mean; the numeric G₁ aga
 exact moment series; the contour cdf against the tabulated density; and the corrected law
 against the mean over sampled matrices (fixed seeds).
 """
+import functools
 import sys
 from pathlib import Path
 
@@ -174,6 +175,13 @@ def _chol_product(n_, rng):
     return g1.T @ w2 @ g1           # the spectrum of W₁ W₂, W₁ = g1 g1ᵀ
 
 
+@functools.cache
+def _table(law, size=None):
+    """The 200-point table of ``law`` (of its finite-n law at ``size``), built once in this
+    module: the Wishart-2 tables at n = 50 serve two tests."""
+    return TabulatedLaw.from_law(law if size is None else law.finite_n(size), points=200)
+
+
 @pytest.mark.parametrize("name", list(SAMPLED))
 def test_corrected_law_matches_the_mean_of_sampled_matrices(name):
     """The mean empirical cdf over 1500 draws at n = 50 at five points: the finite-n law is
@@ -183,8 +191,7 @@ def test_corrected_law_matches_the_mean_of_sampled_matrices(name):
     n_, draws = 50, 1500
     rng = np.random.default_rng(29)
     lam = np.array([sample(n_, rng) for _ in range(draws)])
-    limit = TabulatedLaw.from_law(law, points=200)
-    finite = TabulatedLaw.from_law(law.finite_n(n_), points=200)
+    limit, finite = _table(law), _table(law, n_)
     lo, hi = limit.support[0][0], limit.support[-1][1]
     xs = lo + (hi - lo) * np.array([0.15, 0.3, 0.5, 0.7, 0.85])
     emp = (lam[:, :, None] <= xs).mean(axis=1)          # draws × points
@@ -199,8 +206,8 @@ def test_law_distances_take_the_finite_n_table():
     law = fp.FreePoisson(2)
     rng = np.random.default_rng(7)
     lam = np.concatenate([np.linalg.eigvalsh(_wishart(50, 2, rng)) for _ in range(600)])
-    lim = law_distances(lam, TabulatedLaw.from_law(law, points=200))
-    fin = law_distances(lam, TabulatedLaw.from_law(law.finite_n(50), points=200))
+    lim = law_distances(lam, _table(law))
+    fin = law_distances(lam, _table(law, 50))
     # pooled 30000 eigenvalues: the 1/n bias (relW1 ≈ 0.006 against the limit) is ~10x the
     # sampling noise of relW1 here
     assert fin["relW1"] < 0.6 * lim["relW1"] and fin["KS"] < lim["KS"]

@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -71,6 +72,23 @@ def _edge_nodes(points):
     return u, du / points
 
 
+#: discrete measures kept per process (ν_X, ν_D: pure functions of their arguments, asked for
+#: again for every object, head count and β of one input kind; ~0.1–0.5 s of CPU each)
+_MEASURES_KEPT = 64
+
+
+def _frozen(measure):
+    """A read-only copy of ``(x, w)`` for a cache (callers get copies of it: :func:`_thawed`)."""
+    out = tuple(np.array(v) for v in measure)
+    for v in out:
+        v.flags.writeable = False
+    return out
+
+
+def _thawed(measure):
+    return tuple(v.copy() for v in measure)
+
+
 def discretise(law, points=1500):
     r"""An exact-core law as a discrete measure ``(x, w)``: its atoms, and on each support
     interval (cut at :meth:`~freeprob.laws.law.Law.cut_points`, where the density has a
@@ -83,6 +101,20 @@ def discretise(law, points=1500):
     if not isinstance(points, int) or points < 10:
         raise FreeprobValueError(f"discretise: points must be an integer ≥ 10; got {points!r}")
     law.check_numeric("discretise", "discretising")
+    try:
+        hash(law)
+    except TypeError:                   # a law holding unhashable data: not kept
+        return _discretise(law, points)
+    return _thawed(_discretise_kept(law, points))
+
+
+@functools.lru_cache(maxsize=_MEASURES_KEPT)
+def _discretise_kept(law, points):
+    """:func:`discretise`, computed once per (equal) law and ``points`` in this process."""
+    return _frozen(_discretise(law, points))
+
+
+def _discretise(law, points):
     xs, ws = [], []
     for loc, mass in law.atoms(dps=15):
         if float(mass) > 0:
@@ -239,6 +271,26 @@ def _moments_of(nu, order=6):
 
 
 def _product_with_mp(rows, ratio, points, who):
+    """:func:`_product_uncached`, computed once per measure ``rows`` (by value), ``ratio`` and
+    ``points`` in this process (``who`` names the caller in errors only)."""
+    cx, cw = _measure(rows, who)
+    key = (cx.tobytes(), cw.tobytes(), float(ratio), points)
+    with _PRODUCTS_LOCK:
+        hit = _PRODUCTS.get(key)
+    if hit is None:
+        hit = _frozen(_product_uncached((cx, cw), ratio, points, who))
+        with _PRODUCTS_LOCK:
+            if len(_PRODUCTS) >= _MEASURES_KEPT:
+                _PRODUCTS.pop(next(iter(_PRODUCTS)))
+            _PRODUCTS[key] = hit
+    return _thawed(hit)
+
+
+_PRODUCTS = {}
+_PRODUCTS_LOCK = threading.Lock()
+
+
+def _product_uncached(rows, ratio, points, who):
     r"""``ν ⊠ MP(1/ratio)`` as a discrete measure: the law of ``C^{1/2} H Hᵀ C^{1/2}/N``
     (``C`` of law ``ν = rows``, ``H`` ``n × N``, ``N = ratio·n``), i.e. the variance profile
     with rows ``ν``, one column class ``δ_1``, ``s = 0`` and ``α = ratio``, tabulated
@@ -293,9 +345,6 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, 
 
     Source: theory.md §10 (Marchenko–Pastur; Szegő's theorem for Toeplitz spectra).
     """
-    from freeprob.laws.families import MarchenkoPastur
-    from freeprob.laws.operations import dilate
-    import sympy as sp
     if kind not in ("orthonormal", "gaussian", "ar1", "lowrank"):
         raise FreeprobValueError(f"input_gram_measure: unknown kind {kind!r}")
     if not (isinstance(ratio, (int, float)) and ratio > 0 and math.isfinite(ratio)):
@@ -303,23 +352,40 @@ def input_gram_measure(kind, ratio, *, rho=0.5, spike=0.5, points=1500, n=None, 
     for name, v in (("rho", rho), ("spike", spike)):
         if not (0 <= v < 1):
             raise FreeprobValueError(f"input_gram_measure: {name} must lie in [0, 1); got {v!r}")
+    if kind == "lowrank" and not (n is None and rank is None) and (
+            isinstance(n, bool) or isinstance(rank, bool) or not isinstance(n, int) or not isinstance(rank, int)
+            or not 1 <= rank < n):
+        raise FreeprobValueError(f"input_gram_measure: n and rank must be integers with 1 ≤ rank < n; "
+                                 f"got n={n!r}, rank={rank!r}")
+    args = (kind, ratio, rho, spike, points, n, rank)
+    try:
+        hash(args)
+    except TypeError:                   # e.g. points given as an array: not kept (refused below)
+        return _thawed(_input_gram_measure(*args))
+    return _thawed(_input_gram_measure_kept(*args))
+
+
+def _input_gram_measure(kind, ratio, rho, spike, points, n, rank):
+    """:func:`input_gram_measure` with its arguments checked (a read-only measure)."""
+    from freeprob.laws.families import MarchenkoPastur
+    from freeprob.laws.operations import dilate
+    import sympy as sp
     q = sp.nsimplify(ratio, rational=True)
     if kind == "orthonormal":
-        return np.array([1.0]), np.array([1.0])
+        return _frozen((np.array([1.0]), np.array([1.0])))
     if kind == "gaussian":
-        return discretise(MarchenkoPastur(q), points)
+        return _frozen(discretise(MarchenkoPastur(q), points))
     if kind == "lowrank":
         x, w = discretise(dilate(MarchenkoPastur(q), sp.nsimplify(1 - spike, rational=True)), points)
         if n is None and rank is None:
-            return x, w
-        if (isinstance(n, bool) or isinstance(rank, bool) or not isinstance(n, int) or not isinstance(rank, int)
-                or not 1 <= rank < n):
-            raise FreeprobValueError(f"input_gram_measure: n and rank must be integers with 1 ≤ rank < n; "
-                                     f"got n={n!r}, rank={rank!r}")
+            return _frozen((x, w))
         loc = spike * n / rank + 1 - spike                # (1 − r/n)(1 − s) + (r/n) loc = 1
-        return np.append(x, loc), np.append(w * (1 - rank / n), rank / n)
+        return _frozen((np.append(x, loc), np.append(w * (1 - rank / n), rank / n)))
     x, w = _product_with_mp(_szego_ar1(rho, points), 1.0 / ratio, points, "input_gram_measure")
-    return x / float(np.sum(w * x)), w                     # mean one (Szegő: ∫f = 1; MP: mean 1)
+    return _frozen((x / float(np.sum(w * x)), w))          # mean one (Szegő: ∫f = 1; MP: mean 1)
+
+
+_input_gram_measure_kept = functools.lru_cache(maxsize=_MEASURES_KEPT)(_input_gram_measure)
 
 
 def score_measure(nu_x, ratio, theta2, *, kind=None, n_over_d=None, spike=0.5, points=1500):

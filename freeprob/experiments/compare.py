@@ -182,7 +182,9 @@ class TabulatedLaw:
         ``level`` a text, the exact rational ``"p/q"`` when ``exact``, else a decimal good to
         ``10^{-30}``; what :meth:`quantile` decides with within :attr:`cdf_tolerance` of a
         tabulated level.  Empty for one interval (the levels next to atoms come from their
-        masses) and for a table not built by :meth:`from_law`.
+        masses) and for a table not built by :meth:`from_law`.  A table of :meth:`from_law`
+        computes them from its law when they are first read (pickled and :meth:`to_dict`
+        tables carry them).
     """
 
     #: digits of the flat levels stored by :meth:`from_law`
@@ -205,8 +207,34 @@ class TabulatedLaw:
         self.density_y = np.asarray(density_y, dtype=float)
         self.mass_defect = float(mass_defect)
         self.label = label
-        self.flat_levels = [(float(x0), float(x1), str(lev), bool(ex)) for x0, x1, lev, ex in flat_levels]
+        self.flat_levels = flat_levels
         self._pchip = None
+
+    @property
+    def flat_levels(self):
+        """The flat stretches (class docstring); a table of :meth:`from_law` computes them from
+        its law when first read (by :meth:`quantile`, :meth:`to_dict` or pickling: ~0.3–1 s
+        of CPU a gap at :attr:`LEVEL_DPS` digits, which the cdf, density and distances never
+        need)."""
+        if self._levels_law is not None:
+            self.flat_levels = _flat_levels(self._levels_law, self.LEVEL_DPS)
+        return self._flat_levels
+
+    @flat_levels.setter
+    def flat_levels(self, rows):
+        self._levels_law = None
+        self._flat_levels = [(float(x0), float(x1), str(lev), bool(ex)) for x0, x1, lev, ex in rows]
+
+    def __getstate__(self):
+        self.flat_levels            # noqa: B018  (a pickled table carries its levels, not its law)
+        return self.__dict__
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if "flat_levels" in state:  # pickled before the levels were computed when first read
+            state["_flat_levels"] = state.pop("flat_levels")
+        state.setdefault("_levels_law", None)
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -308,9 +336,11 @@ class TabulatedLaw:
                 f"(> {MASS_TOLERANCE}) with {n_pts} points per piece{' for ' + label if label else ''}")
         if not nodes:
             nodes, cdf, dx, dy = [np.zeros(0)], [np.zeros(0)], [np.zeros(0)], [np.zeros(0)]
-        return cls(np.concatenate(nodes), np.concatenate(cdf), atoms, mom, support,
-                   np.concatenate(dx), np.concatenate(dy), defect, label,
-                   _flat_levels(law, cls.LEVEL_DPS) if len(support) > 1 and not signed else (), signed)
+        table = cls(np.concatenate(nodes), np.concatenate(cdf), atoms, mom, support,
+                    np.concatenate(dx), np.concatenate(dy), defect, label, (), signed)
+        if len(support) > 1 and not signed:
+            table._levels_law = law         # flat levels: computed when first read
+        return table
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
