@@ -766,7 +766,7 @@ def _power_step(K, a, z, zn, g, v, rho):
     coordinates, ``|gn|·|α(zn) − α(z)|·|log((zn − a)/(z − a))|/2``.  Used when
     ``|G| > 16ρ`` (``ρ`` the separation: the linear steps would be stiff) on paths that
     approach ``a`` (the continuations next to a support edge, :class:`_Edge
-    <freeprob.numeric.quadrature._Edge>`; the step stays in a disk about ``z`` free of
+    <freeprob.numeric.edgerule._Edge>`; the step stays in a disk about ``z`` free of
     singular points, so ``log(z − a)`` is analytic along it) and ``G`` far from 0 along
     the step.  Not used on the paths from far up: there several sheets can follow the
     same power (``z^{−2/3}`` times cube roots of unity next to the fold of ``x³``), which
