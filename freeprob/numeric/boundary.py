@@ -461,8 +461,8 @@ class _BoundaryValues:
         if self._nearest_special_gap(pt.xf)[0] > 1e-8 * (1 + abs(pt.xf)):
             return False
         if pt.num is not None:
-            if self._special_value_exceeds(pt):
-                return False
+            if self._special_value_exceeds(pt) or self._special_value_exceeds_arb(pt, 256, 0):
+                return False        # |value| > 1e-20, or a ball clear of 0 (no slow sympy eval)
             # a rational point: evaluate exactly in the coefficient domain (ℤ[e], ℚ(√2), …:
             # canonical, so zero only if it is zero), not by a slow sympy ``simplify``
             sp_poly = self._special_poly()
@@ -508,11 +508,11 @@ class _BoundaryValues:
             err = scale * mpmath.mpf(2) ** (-wp + 8) * len(cs) + dv
             return abs(v) - err > mpmath.mpf(10) ** -20
 
-    def _special_value_exceeds_arb(self, pt, wp):
+    def _special_value_exceeds_arb(self, pt, wp, bound=None):
         """:meth:`_special_value_exceeds` in python-flint ``arb`` at ``wp`` bits for the
-        rational point ``pt``: the special polynomial's coefficients as balls
-        (:func:`~freeprob.numeric.rootkernel._arb`, memoized), evaluated at the ball of
-        ``num/den``; True if ``|value| > 1e-20`` certainly, False if not, ``None`` when a
+        rational point ``pt``: the special polynomial's coefficients as balls (``_arb``,
+        memoized), evaluated at the ball of ``num/den``; True if ``|value| > bound``
+        (``1e-20``; ``0``: not special) certainly, False if not, ``None`` when a
         coefficient has no arb form (the mpmath route then decides).  The global flint
         precision is restored.  Source: Arb's ball arithmetic (Johansson 2017)."""
         def coeffs():
@@ -529,7 +529,7 @@ class _BoundaryValues:
             return None
         with flint_precision(flint.ctx.cap, wp):
             v = poly(flint.arb(pt.num) / pt.den)
-            return bool(abs(v) > flint.arb(10) ** -20)
+            return bool(abs(v) > (flint.arb(10) ** -20 if bound is None else flint.arb(bound)))
 
     def _plan(self, pt):
         """``(extra_bits, float_ok)``: extra working bits when the point is closer to a
