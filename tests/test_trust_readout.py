@@ -83,3 +83,15 @@ def test_a_cut_within_rounding_of_an_edge_is_that_edge():
         plain = ev.expectation(lambda x: mpmath.exp(-x), dps=30, tol=tol)
         for cut in (x1 * (1 - mpmath.mpf(2) ** (3 - prec)), x0 * (1 + mpmath.mpf(2) ** (3 - prec))):
             assert ev.expectation(lambda x: mpmath.exp(-x), dps=30, tol=tol, cuts=[cut]) == plain
+
+
+def test_a_float_argument_is_read_as_the_decimal_it_prints():
+    # newcomer pass: the readout read 0.3 as its binary value (…125078… at dps 30, against
+    # …125073… for 3/10) while the laws read a float as the decimal it prints as
+    import sympy as sp
+    from freeprob.attention.readout import ridge_error, time_to_loss
+    law = fp.FreePoisson(sp.Rational(1, 2))
+    assert gradient_flow_loss(law, 0.3, dps=30) == gradient_flow_loss(law, sp.Rational(3, 10), dps=30)
+    assert ridge_error(law, 0.1, 0.2, gamma_o=1, dps=30) == ridge_error(
+        law, sp.Rational(1, 10), sp.Rational(1, 5), gamma_o=1, dps=30)
+    assert time_to_loss(law, 0.6, dps=25) == time_to_loss(law, sp.Rational(3, 5), dps=25)

@@ -51,7 +51,8 @@ def _check_law(law, who):
 
 def _real(value, who, name, *, positive=False, nonnegative=False, dps=None):
     """``value`` as an mpf read at ``max(mp.dps, dps) + 30`` digits (exact inputs such as
-    ``Rational(1, 3)`` were rounded to the global 15 digits before a ``dps=40`` computation)."""
+    ``Rational(1, 3)`` were rounded to the global 15 digits before a ``dps=40`` computation);
+    a float as the decimal it prints as (``0.3`` is ``3/10``), as the laws read it."""
     import fractions
     import sympy as sp
     with mpmath.workdps(max(mpmath.mp.dps, dps or 0) + 30):
@@ -64,6 +65,9 @@ def _read_real(value, who, name, positive, nonnegative, sp, fractions):
             raise TypeError
         if isinstance(value, fractions.Fraction):
             v = mpmath.mpf(value.numerator) / value.denominator
+        elif isinstance(value, float):
+            # the decimal it prints as, as the laws read a float (freeprob.core.params)
+            v = mpmath.mpf(repr(value))
         elif isinstance(value, sp.Basic):
             if not (value.is_number and value.is_real):
                 raise TypeError
@@ -288,7 +292,7 @@ class _ContourRule:
             # refuse up front (t = 10⁵: 25 000 Cauchy values at 2000 digits, an hour with no output)
             raise PrecisionError(
                 f"gradient_flow_loss: t = {mpmath.nstr(tmax, 6)} is too large for the contour route "
-                f"(about {n} Cauchy-transform values at {dps + int(canc) + 15} digits; the limits are "
+                f"(about {n:.3g} Cauchy-transform values at {dps + canc + 15:.3g} digits; the limits are "
                 f"{MAX_CONTOUR_NODES} values and {MAX_CONTOUR_DIGITS} digits lost to cancellation) and "
                 "the density route did not reach the requested digits; use a smaller t")
         self.work, self.dps, self.tmax = dps + int(canc) + 15, dps, tmax

@@ -293,6 +293,8 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
         if _is_nonreal_input(z):
             try:
                 re, im = _complex_point(z, "cauchy")
+            except FreeprobValueError:
+                raise                               # (a part out of range: its own message)
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
             if (im.num != 0) if im.num is not None else (im.expr != 0):

@@ -85,7 +85,17 @@ class _Pt:
         return _to_mpf(self._expr, prec)
 
     def __repr__(self):
-        return str(self.expr)
+        """The exact rational when it is short, else ``≈`` and 17 significant digits (error
+        messages: a point such as ``mpf('1e-5000')`` is an exact rational of ~5000 digits,
+        past Python's limit for converting an int to a string)."""
+        if self.num is not None:
+            if max(self.num.bit_length(), self.den.bit_length()) <= 128:
+                return str(self.expr)
+            return "≈" + mpmath.nstr(mpmath.mpf(libmp.from_rational(self.num, self.den, 64, "n")), 17)
+        try:
+            return _short(self._expr)
+        except ValueError:                  # an integer beyond the str conversion limit inside
+            return "≈" + mpmath.nstr(mpmath.mpf(self.xf), 17)
 
 
 def _real_point(x, who, name="x"):
@@ -132,12 +142,22 @@ def _complex_point(z, who, name="z"):
     if isinstance(z, _CPt):
         return z.re, z.im
     if isinstance(z, sp.Basic):
-        return _real_point(sp.re(z), who, name), _real_point(sp.im(z), who, name)
-    if isinstance(z, complex):
-        return _real_point(float(z.real), who, name), _real_point(float(z.imag), who, name)
-    # z.real is the mpf part itself; mpmath.mpf(z.real) rounded it to the working precision
-    # (53 bits by default: a 30-digit point lost its last 14 digits)
-    return _real_point(z.real, who, name), _real_point(z.imag, who, name)
+        re, im = _real_point(sp.re(z), who, name), _real_point(sp.im(z), who, name)
+    elif isinstance(z, complex):
+        re, im = _real_point(float(z.real), who, name), _real_point(float(z.imag), who, name)
+    else:
+        # z.real is the mpf part itself; mpmath.mpf(z.real) rounded it to the working
+        # precision (53 bits by default: a 30-digit point lost its last 14 digits)
+        re, im = _real_point(z.real, who, name), _real_point(z.imag, who, name)
+    if abs(im.xf) < sys.float_info.min and ((im.num != 0) if im.num is not None else (im.expr != 0)):
+        # the root is tracked from far up in log Im z (in doubles first): below the double
+        # range it failed after seconds (Im z = 1e-350) or minutes (1e-5000)
+        raise FreeprobValueError(
+            f"AlgebraicCauchy.{who}: `Im {name}` must be 0 or at least {sys.float_info.min:.3g} in absolute "
+            f"value (the double-precision range the root tracking works in); got {im!r}; for the limit "
+            "on the real axis pass a real point outside the support, or use density "
+            "(Im G(x + i0) = −π·density(x))")
+    return re, im
 
 
 def _short(x):

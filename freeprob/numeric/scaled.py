@@ -180,6 +180,8 @@ class ScaledCauchy:
         if _is_nonreal_input(z):
             try:
                 re, im = _complex_point(z, "cauchy")
+            except FreeprobValueError:
+                raise                               # (a part out of range: its own message)
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
             re, im = self._divide(re, idps), self._divide(im, idps)
