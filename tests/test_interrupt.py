@@ -354,13 +354,18 @@ def test_a_stop_python_discards_in_a_finaliser_is_raised_again(sig, exc, monkeyp
     is left over."""
     printed = []
     monkeypatch.setattr(sys, "unraisablehook", printed.append)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with sigterm_as_interrupt():
-        _Finalised(sig)                     # handled and discarded: this line completes
-        with pytest.raises(exc) as got:
-            report(1, 2)
-        assert type(got.value) is exc
-    assert printed == []
-    report(1, 2)                            # the block ended: the stop is forgotten
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert sys.unraisablehook == printed.append
+    # Python's own Ctrl-C handler, whatever this process inherited (a run started in the
+    # background of a non-interactive shell has SIGINT ignored)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with sigterm_as_interrupt():
+            _Finalised(sig)                     # handled and discarded: this line completes
+            with pytest.raises(exc) as got:
+                report(1, 2)
+            assert type(got.value) is exc
+        assert printed == []
+        report(1, 2)                            # the block ended: the stop is forgotten
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert sys.unraisablehook == printed.append
+    finally:
+        signal.signal(signal.SIGINT, old)
