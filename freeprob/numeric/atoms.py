@@ -21,9 +21,9 @@ from freeprob.numeric.rootkernel import (
     _check_dps,
     _Fail,
     _PoleKernel,
-    _sym_real_roots,
     _to_mpf,
 )
+from freeprob.numeric.exactroots import _sym_real_roots
 from freeprob.core.exactpoly import factor_univariate
 from freeprob.errors import FreeprobValueError, NotAvailable, PrecisionError
 from freeprob.core.symbols import G as _G

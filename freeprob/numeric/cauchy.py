@@ -115,9 +115,9 @@ from freeprob.numeric.rootkernel import (
     _is_nonreal_input,
     _mpf,
     _real_point,
-    _select_factor,
     _to_mpf,
 )
+from freeprob.numeric.exactroots import _select_factor
 from freeprob.errors import FreeprobValueError, PrecisionError
 from freeprob.core.symbols import G as _G
 from freeprob.core.symbols import z as _z

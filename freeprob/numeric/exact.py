@@ -26,11 +26,10 @@ from freeprob.core.exactpoly import (
 from freeprob.numeric.rootkernel import (
     _SERIES_TERMS,
     _coeff_mpfs,
-    _infinity_data,
     _Pt,
-    _sym_real_roots,
     _to_mpf,
 )
+from freeprob.numeric.exactroots import _infinity_data, _sym_real_roots
 from freeprob.numeric.roots import _num_real_roots
 from freeprob.errors import NotAvailable
 from freeprob.core.symbols import G as _G

@@ -23,9 +23,8 @@ import sympy as sp
 from mpmath import libmp
 
 from freeprob.core.params import as_exact, check_dps
-from freeprob.errors import FreeprobValueError, NotAvailable
+from freeprob.errors import FreeprobValueError
 from freeprob.core.symbols import ExpConstant
-from freeprob.core.symbols import G as _G
 
 #: guard digits of the first evaluation; the check runs at twice as many
 GUARD_DPS = 10
@@ -85,17 +84,12 @@ class _Pt:
         return _to_mpf(self._expr, prec)
 
     def __repr__(self):
-        """The exact rational when it is short, else ``≈`` and 17 significant digits (error
-        messages: a point such as ``mpf('1e-5000')`` is an exact rational of ~5000 digits,
-        past Python's limit for converting an int to a string)."""
+        """The exact value if short, else ``≈`` and 17 digits (``mpf('1e-5000')``: ~5000 digits)."""
+        if self.num is not None and max(self.num.bit_length(), self.den.bit_length()) <= 128:
+            return str(self.expr)
         if self.num is not None:
-            if max(self.num.bit_length(), self.den.bit_length()) <= 128:
-                return str(self.expr)
             return "≈" + mpmath.nstr(mpmath.mpf(libmp.from_rational(self.num, self.den, 64, "n")), 17)
-        try:
-            return _short(self._expr)
-        except ValueError:                  # an integer beyond the str conversion limit inside
-            return "≈" + mpmath.nstr(mpmath.mpf(self.xf), 17)
+        return _short(self._expr, self.xf)
 
 
 def _real_point(x, who, name="x"):
@@ -141,27 +135,25 @@ def _complex_point(z, who, name="z"):
     :func:`_real_point`; TypeError or ValueError for what is not a number."""
     if isinstance(z, _CPt):
         return z.re, z.im
-    if isinstance(z, sp.Basic):
-        re, im = _real_point(sp.re(z), who, name), _real_point(sp.im(z), who, name)
-    elif isinstance(z, complex):
-        re, im = _real_point(float(z.real), who, name), _real_point(float(z.imag), who, name)
-    else:
-        # z.real is the mpf part itself; mpmath.mpf(z.real) rounded it to the working
-        # precision (53 bits by default: a 30-digit point lost its last 14 digits)
-        re, im = _real_point(z.real, who, name), _real_point(z.imag, who, name)
+    # (an mpc's parts by themselves: mpmath.mpf(z.real) rounded them to the working precision)
+    parts = (sp.re(z), sp.im(z)) if isinstance(z, sp.Basic) else (
+        (float(z.real), float(z.imag)) if isinstance(z, complex) else (z.real, z.imag))
+    re, im = (_real_point(v, who, name) for v in parts)
     if abs(im.xf) < sys.float_info.min and ((im.num != 0) if im.num is not None else (im.expr != 0)):
-        # the root is tracked from far up in log Im z (in doubles first): below the double
-        # range it failed after seconds (Im z = 1e-350) or minutes (1e-5000)
-        raise FreeprobValueError(
+        raise FreeprobValueError(      # (tracked in log Im z: 1e-350 failed after seconds)
             f"AlgebraicCauchy.{who}: `Im {name}` must be 0 or at least {sys.float_info.min:.3g} in absolute "
-            f"value (the double-precision range the root tracking works in); got {im!r}; for the limit "
-            "on the real axis pass a real point outside the support, or use density "
-            "(Im G(x + i0) = −π·density(x))")
+            f"value (the double-precision range the root tracking works in); got {im!r}; on the real "
+            "axis pass a real point off the support, or use density (Im G(x + i0) = −π·density(x))")
     return re, im
 
 
-def _short(x):
-    text = str(x)
+def _short(x, approx=None):
+    """``x`` printed, its middle cut when long; ``≈approx`` if its integers exceed Python's
+    int-to-str limit."""
+    try:
+        text = str(x)
+    except ValueError:
+        return "≈" + mpmath.nstr(mpmath.mpf(approx), 17) if approx is not None else "(too long to print)"
     return text if len(text) <= 40 else f"{text[:20]}...{text[-12:]} ({len(text)} characters)"
 
 
@@ -750,65 +742,6 @@ def _bracketed_root(f, lo, hi, tol, maxsteps=200, known=()):
     x = mpmath.findroot(g, (lo, hi), solver="illinois", tol=tol, maxsteps=maxsteps,
                         verify=False)
     return None if calls[0] >= maxsteps else x
-
-
-# ---------------------------------------------------------------------------------------
-# exact algebra
-# ---------------------------------------------------------------------------------------
-def _infinity_data(poly):
-    """``(D, q0, q1)``: with ``G = ζH``, ``z = 1/ζ``, ``ζ^D P = Q(H, ζ)``; ``q0 = Q(1, 0)``,
-    ``q1 = ∂_H Q(1, 0)`` (domain elements)."""
-    terms = poly.as_dict(native=True)
-    D = max(j - k for (k, j) in terms)
-    K = poly.domain
-    q0, q1 = K.zero, K.zero
-    for (k, j), c in terms.items():
-        if j - k == D:
-            q0 += c
-            q1 += k * c
-    return D, q0, q1
-
-
-def _select_factor(poly, factored=False):
-    """The square-free factor of ``poly`` carrying the branch ``G ~ 1/z`` (``factored``:
-    ``poly`` is known irreducible, only its branch is checked)."""
-    if factored:
-        factors = [poly]
-    else:
-        try:
-            factors = [f for f, _ in poly.factor_list()[1]]
-        except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
-            factors = [poly.sqf_part()]
-    found = []
-    for f in factors:
-        if f.degree(_G) < 1:
-            continue
-        _, q0, q1 = _infinity_data(f)
-        if poly.domain.is_zero(q0) if hasattr(poly.domain, "is_zero") else q0 == 0:
-            found.append((f, q1))
-    if not found:
-        raise FreeprobValueError(
-            "AlgebraicCauchy: no branch of P(G, z) = 0 behaves like G ~ 1/z at infinity, so "
-            f"P is not the Cauchy equation of a probability law; got P = {poly.as_expr()}")
-    if len(found) > 1:
-        raise FreeprobValueError(
-            "AlgebraicCauchy: several factors of P have a branch G ~ 1/z at infinity "
-            f"({', '.join(str(f.as_expr()) for f, _ in found)}); pass the factor of the law")
-    f, q1 = found[0]
-    if q1 == 0:
-        raise NotAvailable(
-            "AlgebraicCauchy: several branches of P tend to 1/z at infinity (G = 1/z is a "
-            f"multiple root at infinity of {f.as_expr()}); cannot select the Cauchy transform")
-    return f
-
-
-def _sym_real_roots(poly, who):
-    """Distinct real roots of a univariate Poly: exact (sympy) over QQ, else ``None``."""
-    if poly.degree() < 1:
-        return []
-    if poly.domain.is_ZZ or poly.domain.is_QQ:
-        return sorted(set(sp.real_roots(poly.sqf_part())), key=lambda r: sp.N(r, 30))
-    return None
 
 
 def _sorted_by_real(sig):

@@ -193,7 +193,7 @@ class ScaledCauchy:
             v = self.inner.cauchy(zc, dps=idps, ball=ball)
         except FreeprobValueError as exc:
             # a real z on the cut or at a pole: the message names the user's z, not z/c
-            inner_z = re_.escape("z = " + (str(zc.re) if isinstance(zc, _CPt) else str(zc)))
+            inner_z = re_.escape("z = " + repr(zc.re if isinstance(zc, _CPt) else _shown_point(zc)))
             msg, hits = re_.subn(inner_z + r"(?=\s|$)", lambda _: f"z = {z}", str(exc))
             if hits:
                 raise FreeprobValueError(msg) from None
@@ -313,3 +313,11 @@ class ScaledCauchy:
     def adopt_state(self, state):
         """The inner evaluator's :meth:`AlgebraicCauchy.adopt_state`.  Raises as that method."""
         self.inner.adopt_state(state)
+
+
+def _shown_point(zc):
+    """``zc`` as the evaluator's messages print it (its exact point, short: ``_Pt``'s repr)."""
+    try:
+        return _real_point(zc, "cauchy", "z")
+    except (FreeprobValueError, TypeError, ValueError):
+        return zc
