@@ -212,10 +212,9 @@ class TabulatedLaw:
 
     @property
     def flat_levels(self):
-        """The flat stretches (class docstring); a table of :meth:`from_law` computes them from
-        its law when first read (by :meth:`quantile`, :meth:`to_dict` or pickling: ~0.3–1 s
-        of CPU a gap at :attr:`LEVEL_DPS` digits, which the cdf, density and distances never
-        need)."""
+        # documented in the class docstring (Attributes); a table of from_law computes them
+        # from its law when first read (by quantile, to_dict or pickling: ~0.3–1 s of CPU a
+        # gap at LEVEL_DPS digits, which the cdf, density and distances never need)
         if self._levels_law is not None:
             self.flat_levels = _flat_levels(self._levels_law, self.LEVEL_DPS)
         return self._flat_levels
