@@ -297,7 +297,7 @@ class AlgebraicCauchy(_ExactData, _Atoms, _BoundaryValues, _Grid, _Quadrature, _
                 raise                               # (a part out of range: its own message)
             except (TypeError, ValueError) as exc:
                 raise FreeprobValueError(f"AlgebraicCauchy.cauchy: `z` must be a number; got {z!r}") from exc
-            if (im.num != 0) if im.num is not None else (im.expr != 0):
+            if im.nonzero:
                 near = self._near_atom(re.xf)
                 if near is not None:
                     return self._cauchy_deflated(re, im, near, dps)

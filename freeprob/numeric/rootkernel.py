@@ -73,6 +73,11 @@ class _Pt:
             self.xf = float(sp.N(expr, 20))
 
     @property
+    def nonzero(self):
+        """Whether the point is not 0 (exactly; no sympy for a rational)."""
+        return self.num != 0 if self.num is not None else self._expr != 0
+
+    @property
     def expr(self):
         if self._expr is None:
             self._expr = sp.Rational(self.num, self.den)
@@ -139,7 +144,7 @@ def _complex_point(z, who, name="z"):
     parts = (sp.re(z), sp.im(z)) if isinstance(z, sp.Basic) else (
         (float(z.real), float(z.imag)) if isinstance(z, complex) else (z.real, z.imag))
     re, im = (_real_point(v, who, name) for v in parts)
-    if abs(im.xf) < sys.float_info.min and ((im.num != 0) if im.num is not None else (im.expr != 0)):
+    if abs(im.xf) < sys.float_info.min and im.nonzero:
         raise FreeprobValueError(      # (tracked in log Im z: 1e-350 failed after seconds)
             f"AlgebraicCauchy.{who}: `Im {name}` must be 0 or at least {sys.float_info.min:.3g} in absolute "
             f"value (the double-precision range the root tracking works in); got {im!r}; on the real "
